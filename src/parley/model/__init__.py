@@ -1,0 +1,116 @@
+"""The canonical A2A data model: immutable, typed, version-neutral.
+
+Every object here is a frozen `msgspec.Struct` named as the spec names it, with
+snake_case fields. Nothing here knows JSON names, `kind` discriminators, enum
+spellings or protobuf: that is the job of `parley.wire`. Imports: stdlib and msgspec only.
+"""
+
+from parley.model._base import JSONObject, JSONValue, Model
+from parley.model.card import (
+    AgentCapabilities,
+    AgentCard,
+    AgentCardSignature,
+    AgentExtension,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+)
+from parley.model.messages import Message, Role
+from parley.model.parts import DataPart, Part, RawPart, TextPart, UrlPart
+from parley.model.push import AuthenticationInfo, TaskPushNotificationConfig
+from parley.model.requests import (
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SendMessageResult,
+    SubscribeToTaskRequest,
+)
+from parley.model.security import (
+    APIKeySecurityScheme,
+    AuthorizationCodeOAuthFlow,
+    ClientCredentialsOAuthFlow,
+    DeviceCodeOAuthFlow,
+    HTTPAuthSecurityScheme,
+    ImplicitOAuthFlow,
+    MutualTlsSecurityScheme,
+    OAuth2SecurityScheme,
+    OAuthFlows,
+    OpenIdConnectSecurityScheme,
+    PasswordOAuthFlow,
+    SecurityRequirement,
+    SecurityScheme,
+)
+from parley.model.tasks import (
+    Artifact,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+
+__all__ = [
+    "APIKeySecurityScheme",
+    "AgentCapabilities",
+    "AgentCard",
+    "AgentCardSignature",
+    "AgentExtension",
+    "AgentInterface",
+    "AgentProvider",
+    "AgentSkill",
+    "Artifact",
+    "AuthenticationInfo",
+    "AuthorizationCodeOAuthFlow",
+    "CancelTaskRequest",
+    "ClientCredentialsOAuthFlow",
+    "DataPart",
+    "DeleteTaskPushNotificationConfigRequest",
+    "DeviceCodeOAuthFlow",
+    "GetExtendedAgentCardRequest",
+    "GetTaskPushNotificationConfigRequest",
+    "GetTaskRequest",
+    "HTTPAuthSecurityScheme",
+    "ImplicitOAuthFlow",
+    "JSONObject",
+    "JSONValue",
+    "ListTaskPushNotificationConfigsRequest",
+    "ListTaskPushNotificationConfigsResponse",
+    "ListTasksRequest",
+    "ListTasksResponse",
+    "Message",
+    "Model",
+    "MutualTlsSecurityScheme",
+    "OAuth2SecurityScheme",
+    "OAuthFlows",
+    "OpenIdConnectSecurityScheme",
+    "Part",
+    "PasswordOAuthFlow",
+    "RawPart",
+    "Role",
+    "SecurityRequirement",
+    "SecurityScheme",
+    "SendMessageConfiguration",
+    "SendMessageRequest",
+    "SendMessageResult",
+    "StreamEvent",
+    "SubscribeToTaskRequest",
+    "Task",
+    "TaskArtifactUpdateEvent",
+    "TaskEvent",
+    "TaskPushNotificationConfig",
+    "TaskState",
+    "TaskStatus",
+    "TaskStatusUpdateEvent",
+    "TextPart",
+    "UrlPart",
+]

@@ -1,0 +1,21 @@
+"""The base of every model object: an immutable, typed struct; and the JSON value alias.
+
+Imports only msgspec (the one data library the core allows); knows nothing of wire names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeAlias
+
+import msgspec
+
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
+"""Any JSON value: the content of `metadata`, `DataPart.data`, extension params."""
+
+JSONObject: TypeAlias = Mapping[str, JSONValue]
+"""A JSON object (protobuf `Struct`)."""
+
+
+class Model(msgspec.Struct, frozen=True, kw_only=True):
+    """Base class of all canonical model objects: frozen, keyword-only, compared by value."""

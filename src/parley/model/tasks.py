@@ -1,0 +1,89 @@
+"""Tasks, their status and artifacts, and the events that change them."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import TypeAlias
+
+from parley.model._base import JSONObject, Model
+from parley.model.messages import Message
+from parley.model.parts import Part
+
+
+class TaskState(enum.IntEnum):
+    """Every task state. Values are the protobuf enum numbers (identical in both versions).
+
+    Which states are terminal or interrupted, and which moves are legal, is owned by
+    `parley.protocol.lifecycle` alone.
+    """
+
+    UNSPECIFIED = 0
+    SUBMITTED = 1
+    WORKING = 2
+    COMPLETED = 3
+    FAILED = 4
+    CANCELED = 5
+    INPUT_REQUIRED = 6
+    REJECTED = 7
+    AUTH_REQUIRED = 8
+
+
+class TaskStatus(Model, frozen=True, kw_only=True):
+    """A task's state, with an optional agent message and the time of the change."""
+
+    state: TaskState
+    message: Message | None = None
+    timestamp: datetime | None = None
+
+
+class Artifact(Model, frozen=True, kw_only=True):
+    """An output of a task."""
+
+    artifact_id: str
+    parts: tuple[Part, ...]
+    name: str = ""
+    description: str = ""
+    metadata: JSONObject | None = None
+    extensions: tuple[str, ...] = ()
+
+
+class Task(Model, frozen=True, kw_only=True):
+    """A unit of work with a lifecycle, its artifacts and its message history."""
+
+    id: str
+    context_id: str
+    status: TaskStatus
+    artifacts: tuple[Artifact, ...] = ()
+    history: tuple[Message, ...] = ()
+    metadata: JSONObject | None = None
+
+
+class TaskStatusUpdateEvent(Model, frozen=True, kw_only=True):
+    """A change of a task's status, as streamed or pushed.
+
+    0.3's `final` flag is not stored: the 0.3 codec derives it from the state.
+    """
+
+    task_id: str
+    context_id: str
+    status: TaskStatus
+    metadata: JSONObject | None = None
+
+
+class TaskArtifactUpdateEvent(Model, frozen=True, kw_only=True):
+    """A new artifact, or a chunk of one (`append`), as streamed or pushed."""
+
+    task_id: str
+    context_id: str
+    artifact: Artifact
+    append: bool = False
+    last_chunk: bool = False
+    metadata: JSONObject | None = None
+
+
+StreamEvent: TypeAlias = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+"""One event of a stream (and the payload of a push notification)."""
+
+TaskEvent: TypeAlias = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message
+"""An event that changes a stored task when folded into it."""

@@ -1,0 +1,40 @@
+"""Bytes to JSON and back (orjson), with the size and depth limits applied.
+
+The only place that calls the JSON library: decoders receive parsed values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from parley.protocol.errors import InternalError, JSONParseError
+from parley.wire.limits import DEFAULT_LIMITS, Limits
+
+JSON = Any
+"""A parsed JSON value at the wire edge (the only place `Any` is allowed)."""
+
+
+def loads(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> JSON:
+    """Parse one JSON document; raise JSONParseError if malformed, too big or too deep."""
+    if len(raw) > limits.max_body_bytes:
+        raise JSONParseError(
+            f"Payload of {len(raw)} bytes exceeds the limit of {limits.max_body_bytes} bytes",
+            metadata={"limit": str(limits.max_body_bytes)},
+        )
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        reason = str(exc).split(":", 1)[0]
+        if "depth" in reason:
+            reason = "JSON nested too deeply"
+        raise JSONParseError(f"Invalid JSON payload: {reason}") from None
+
+
+def dumps(value: JSON) -> bytes:
+    """Serialize a JSON value compactly (UTF-8)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
+        raise InternalError(f"Unserializable response: {exc}") from None
