@@ -6,11 +6,16 @@ Imports only msgspec (the one data library the core allows); knows nothing of wi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 
-JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
+if TYPE_CHECKING:
+    JSONValue: TypeAlias = (
+        "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
+    )
+else:  # the recursive alias is for the type checker; at run time it stays opaque
+    JSONValue = Any
 """Any JSON value: the content of `metadata`, `DataPart.data`, extension params."""
 
 JSONObject: TypeAlias = Mapping[str, JSONValue]
