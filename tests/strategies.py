@@ -281,57 +281,27 @@ def skills(flavor: Flavor) -> st.SearchStrategy[m.AgentSkill]:
 
 
 def cards(flavor: Flavor) -> st.SearchStrategy[m.AgentCard]:
-    v1 = flavor is Flavor.V1_0
-    return (
-        st.builds(
-            m.AgentCard,
-            name=nonempty,
-            description=text,
-            version=nonempty,
-            supported_interfaces=st.lists(
-                interfaces(flavor), min_size=1, max_size=3, unique=True
-            ).map(tuple),
-            capabilities=capabilities(flavor),
-            default_input_modes=modes,
-            default_output_modes=modes,
-            skills=st.lists(skills(flavor), max_size=2).map(tuple),
-            provider=st.none() | st.builds(m.AgentProvider, organization=nonempty, url=urls),
-            documentation_url=st.none() | urls,
-            icon_url=st.none() | urls,
-            security_schemes=st.dictionaries(nonempty, security_schemes(flavor), max_size=3),
-            security_requirements=st.lists(requirements, max_size=2).map(tuple),
-            signatures=st.lists(
-                st.builds(
-                    m.AgentCardSignature, protected=nonempty, signature=nonempty, header=metadata
-                ),
-                max_size=2,
-            ).map(tuple),
-        )
-        if v1
-        else st.builds(
-            m.AgentCard,
-            name=nonempty,
-            description=text,
-            version=nonempty,
-            supported_interfaces=st.lists(
-                interfaces(flavor), min_size=1, max_size=3, unique=True
-            ).map(tuple),
-            capabilities=capabilities(flavor),
-            default_input_modes=modes,
-            default_output_modes=modes,
-            skills=st.lists(skills(flavor), max_size=2).map(tuple),
-            provider=st.none() | st.builds(m.AgentProvider, organization=nonempty, url=urls),
-            documentation_url=st.none() | urls,
-            icon_url=st.none() | urls,
-            security_schemes=st.dictionaries(nonempty, security_schemes(flavor), max_size=3),
-            security_requirements=st.lists(requirements, max_size=2).map(tuple),
-            signatures=st.lists(
-                st.builds(
-                    m.AgentCardSignature, protected=nonempty, signature=nonempty, header=metadata
-                ),
-                max_size=2,
-            ).map(tuple),
-        )
+    signature = st.builds(
+        m.AgentCardSignature, protected=nonempty, signature=nonempty, header=metadata
+    )
+    return st.builds(
+        m.AgentCard,
+        name=nonempty,
+        description=text,
+        version=nonempty,
+        supported_interfaces=st.lists(interfaces(flavor), min_size=1, max_size=3, unique=True).map(
+            tuple
+        ),
+        capabilities=capabilities(flavor),
+        default_input_modes=modes,
+        default_output_modes=modes,
+        skills=st.lists(skills(flavor), max_size=2).map(tuple),
+        provider=st.none() | st.builds(m.AgentProvider, organization=nonempty, url=urls),
+        documentation_url=st.none() | urls,
+        icon_url=st.none() | urls,
+        security_schemes=st.dictionaries(nonempty, security_schemes(flavor), max_size=3),
+        security_requirements=st.lists(requirements, max_size=2).map(tuple),
+        signatures=st.lists(signature, max_size=2).map(tuple),
     )
 
 

@@ -1,0 +1,61 @@
+"""Version negotiation and extension activation (REFERENCE §1.2, §11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from parley.model import AgentExtension
+from parley.protocol.errors import ExtensionSupportRequiredError, VersionNotSupportedError
+from parley.protocol.negotiation import (
+    Version,
+    activate_extensions,
+    parse_extensions,
+    parse_version,
+)
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (None, Version.V0_3),
+        ("", Version.V0_3),
+        ("  ", Version.V0_3),
+        ("0.3", Version.V0_3),
+        ("1.0", Version.V1_0),
+        ("1.0.0", Version.V1_0),
+        ("1.0.7", Version.V1_0),
+        (" 1.0 ", Version.V1_0),
+        ("0.3.0", Version.V0_3),
+    ],
+)
+def test_parse_version(header: str | None, expected: Version) -> None:
+    """R-VER-6: absent or empty is 0.3; R-VER-2: patch numbers are ignored."""
+    assert parse_version(header) is expected
+
+
+@pytest.mark.parametrize("header", ["2.0", "1.1", "0.2", "latest", "1", "1.0.0.0", "v1.0", "1.x"])
+def test_unsupported_versions(header: str) -> None:
+    """R-VER-5: a version not served gives VersionNotSupportedError."""
+    with pytest.raises(VersionNotSupportedError):
+        parse_version(header)
+
+
+def test_version_must_be_served_by_the_interface() -> None:
+    """R-VER-5: absent header means 0.3, refused by a 1.0-only interface."""
+    with pytest.raises(VersionNotSupportedError, match=r"serves 1\.0"):
+        parse_version(None, served=[Version.V1_0])
+    assert parse_version("1.0", served=[Version.V1_0]) is Version.V1_0
+
+
+def test_parse_extensions_splits_and_dedupes() -> None:
+    """R-SVC-3: multi-valued parameters are comma-joined."""
+    assert parse_extensions(["a, b", "b,c", " ", ""]) == ("a", "b", "c")
+
+
+def test_required_extension_rule() -> None:
+    """R-CAP-2, R-EXT-3/4: unknown requests are ignored; a missing required one is an error."""
+    declared = [AgentExtension(uri="urn:x", required=True), AgentExtension(uri="urn:y")]
+    assert activate_extensions(declared, ["urn:x", "urn:unknown"]) == ("urn:x",)
+    with pytest.raises(ExtensionSupportRequiredError) as raised:
+        activate_extensions(declared, ["urn:y"])
+    assert raised.value.metadata == {"extension": "urn:x"}
