@@ -60,13 +60,19 @@ def test_streaming_operations_need_the_streaming_capability() -> None:
         assert spec.streaming == (spec.capability is Capability.STREAMING)
 
 
-def _card(**capabilities: bool) -> AgentCard:
+def _card(
+    *, streaming: bool = False, push_notifications: bool = False, extended_agent_card: bool = False
+) -> AgentCard:
     return AgentCard(
         name="a",
         description="",
         version="1",
         supported_interfaces=(),
-        capabilities=AgentCapabilities(**capabilities),
+        capabilities=AgentCapabilities(
+            streaming=streaming,
+            push_notifications=push_notifications,
+            extended_agent_card=extended_agent_card,
+        ),
         default_input_modes=(),
         default_output_modes=(),
         skills=(),

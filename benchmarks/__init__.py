@@ -1,0 +1,1 @@
+"""Benchmarks: Parley side by side with its peers, in one run."""

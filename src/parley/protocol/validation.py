@@ -1,0 +1,206 @@
+"""Semantic request validation: the rules a server checks before doing any work.
+
+Each check raises the spec error (InvalidParamsError naming the field, and the like). No I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from msgspec.structs import replace
+
+from parley.model import (
+    AgentCard,
+    GetTaskRequest,
+    ListTasksRequest,
+    Message,
+    Role,
+    SendMessageRequest,
+    Task,
+    TaskPushNotificationConfig,
+    UrlPart,
+)
+from parley.protocol import lifecycle, paging
+from parley.protocol.errors import (
+    ContentTypeNotSupportedError,
+    UnsupportedOperationError,
+    invalid_field,
+)
+
+DEFAULT_MAX_PARTS = 1000
+"""Most parts one message may carry (the wire decoder's default limit too)."""
+
+
+def validate_send(request: SendMessageRequest, *, max_parts: int = DEFAULT_MAX_PARTS) -> None:
+    """SendMessage / SendStreamingMessage: the message and the configuration."""
+    validate_message(request.message, max_parts=max_parts)
+    config = request.configuration
+    if config is None:
+        return
+    _check_history_length(config.history_length, "configuration.historyLength")
+    if config.push_notification_config is not None:
+        validate_push_config(
+            config.push_notification_config,
+            require_task_id=False,
+            field="configuration.taskPushNotificationConfig",
+        )
+
+
+def validate_message(
+    message: Message, *, max_parts: int = DEFAULT_MAX_PARTS, field: str = "message"
+) -> None:
+    """A client message: an id, role USER, 1..max_parts parts, URL parts with a URL (R-DATA-10)."""
+    if not message.message_id:
+        raise invalid_field(f"{field}.messageId", "must not be empty")
+    if message.role is not Role.USER:
+        raise invalid_field(f"{field}.role", "a client message must have role USER")
+    if not message.parts:
+        raise invalid_field(f"{field}.parts", "a message needs at least one part")
+    if len(message.parts) > max_parts:
+        raise invalid_field(
+            f"{field}.parts", f"at most {max_parts} parts allowed, got {len(message.parts)}"
+        )
+    for index, part in enumerate(message.parts):
+        if isinstance(part, UrlPart) and not part.url:
+            raise invalid_field(f"{field}.parts[{index}].url", "must not be empty")
+
+
+def validate_get(request: GetTaskRequest) -> None:
+    """GetTask: a task id and a non-negative history length."""
+    if not request.id:
+        raise invalid_field("id", "must not be empty")
+    _check_history_length(request.history_length, "historyLength")
+
+
+def validate_list(request: ListTasksRequest) -> None:
+    """ListTasks: page size in range (R-TASK-9), history length, a decodable page token."""
+    paging.check_page_size(request.page_size)
+    _check_history_length(request.history_length, "historyLength")
+    if request.page_token:
+        paging.decode_page_token(request.page_token)
+
+
+def validate_push_config(
+    config: TaskPushNotificationConfig,
+    *,
+    require_task_id: bool = True,
+    field: str = "",
+) -> None:
+    """A webhook config: an absolute http(s) URL, a task id (unless inline), an auth scheme.
+
+    Inline configs of SendMessage carry no task id (R-SEND-7), so pass
+    `require_task_id=False` for them. SSRF screening needs DNS and is not done here.
+    """
+    prefix = f"{field}." if field else ""
+    check_webhook_url(config.url, f"{prefix}url")
+    if require_task_id and not config.task_id:
+        raise invalid_field(f"{prefix}taskId", "must not be empty")
+    if config.authentication is not None and not config.authentication.scheme.strip():
+        raise invalid_field(f"{prefix}authentication.scheme", "must not be empty")
+
+
+def check_webhook_url(url: str, field: str = "url") -> None:
+    """Raise unless `url` is an absolute http or https URL with a host."""
+    if not url:
+        raise invalid_field(field, "must not be empty")
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        raise invalid_field(field, "must not contain whitespace or control characters")
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a malformed port
+    except ValueError as exc:
+        raise invalid_field(field, f"not a valid URL: {exc}") from exc
+    if parts.scheme.lower() not in ("http", "https"):
+        raise invalid_field(field, "must be an absolute http or https URL")
+    if not parts.hostname:
+        raise invalid_field(field, "must name a host")
+
+
+def check_follow_up(task: Task, message: Message) -> Message:
+    """A message sent to an existing task, checked and completed (R-SEND-8, R-CTX-12/13).
+
+    A terminal task takes no more messages: UnsupportedOperationError. A `contextId`
+    other than the task's is rejected; an empty one is inherited from the task.
+    """
+    if lifecycle.is_terminal(task.status.state):
+        raise UnsupportedOperationError(
+            f"Task {task.id} is {task.status.state.name} and accepts no further messages",
+            metadata={"taskId": task.id, "state": task.status.state.name},
+        )
+    if message.task_id and message.task_id != task.id:
+        raise invalid_field("message.taskId", f"does not name task {task.id!r}")
+    if message.context_id and message.context_id != task.context_id:
+        raise invalid_field(
+            "message.contextId",
+            f"{message.context_id!r} does not match the task's context {task.context_id!r}",
+        )
+    if message.context_id and message.task_id:
+        return message
+    return replace(message, task_id=task.id, context_id=task.context_id)
+
+
+def check_input_modes(card: AgentCard, message: Message) -> None:
+    """Reject parts whose stated media type no input mode of the card accepts (R-SEND-9).
+
+    The accepted set is the card's default input modes plus every skill's; a card that
+    declares none accepts anything, and a part without a media type is not checked.
+    """
+    declared = _declared(card.default_input_modes, (s.input_modes for s in card.skills))
+    if not declared:
+        return
+    for part in message.parts:
+        if part.media_type and not _accepts(declared, part.media_type):
+            raise ContentTypeNotSupportedError(
+                f"Media type {part.media_type} is not supported; "
+                f"supported input modes: {', '.join(declared)}",
+                metadata={"mediaType": part.media_type},
+            )
+
+
+def check_accepted_output_modes(card: AgentCard, accepted: Iterable[str]) -> None:
+    """Reject a request whose `acceptedOutputModes` the agent can satisfy with none of its
+    output modes (card defaults plus skills). No list, or a card declaring none, passes.
+    """
+    wanted = tuple(m for m in accepted if m.strip())
+    declared = _declared(card.default_output_modes, (s.output_modes for s in card.skills))
+    if not wanted or not declared:
+        return
+    if any(_accepts(wanted, mode) for mode in declared):
+        return
+    raise ContentTypeNotSupportedError(
+        f"None of the accepted output modes ({', '.join(wanted)}) is produced by this "
+        f"agent; it produces: {', '.join(declared)}",
+        metadata={"acceptedOutputModes": ",".join(wanted)},
+    )
+
+
+def _check_history_length(history_length: int | None, field: str) -> None:
+    if history_length is not None and history_length < 0:
+        raise invalid_field(field, f"must be >= 0, got {history_length}")
+
+
+def _declared(defaults: Iterable[str], per_skill: Iterable[Iterable[str]]) -> tuple[str, ...]:
+    seen: dict[str, None] = dict.fromkeys(m for m in defaults if m.strip())
+    for modes in per_skill:
+        seen.update(dict.fromkeys(m for m in modes if m.strip()))
+    return tuple(seen)
+
+
+def _media(value: str) -> tuple[str, str]:
+    """(type, subtype) of a media type or range, lower-cased, parameters dropped."""
+    essence = value.split(";", 1)[0].strip().lower()
+    kind, _, sub = essence.partition("/")
+    return kind, sub or "*"
+
+
+def _accepts(ranges: Iterable[str], media_type: str) -> bool:
+    """Whether any media range (`*/*`, `type/*`, `type/sub`) matches `media_type` either way."""
+    kind, sub = _media(media_type)
+    for candidate in ranges:
+        c_kind, c_sub = _media(candidate)
+        if "*" in (kind, c_kind) or (c_kind == kind and "*" in (sub, c_sub)):
+            return True
+        if (c_kind, c_sub) == (kind, sub):
+            return True
+    return False
