@@ -5,7 +5,9 @@ Each side does the whole job from bytes to bytes:
 - Parley: orjson parse, codec decode to the model; codec encode, orjson dump.
 - a2a-sdk 1.0: its server's own path, stdlib json + protobuf `ParseDict`/`MessageToDict`
   (also shown with orjson in place of stdlib json, so the ratio is not just orjson).
-- a2a-sdk 0.3: its pydantic models, `model_validate_json` / `model_dump_json`.
+- a2a-sdk 0.3: its server's own path, stdlib json + pydantic validation + conversion to
+  its core (1.0 protobuf) model and back; also pydantic alone (`model_validate_json` /
+  `model_dump_json`, no conversion), the floor of what its 0.3 layer could cost.
 
 Run: `python -m benchmarks.codec` (or `./scripts/bench`).
 """
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from a2a.compat.v0_3 import conversions
 from a2a.compat.v0_3 import types as sdk03
 from a2a.types import a2a_pb2
 from google.protobuf import json_format
@@ -46,6 +49,29 @@ def sdk10(message: type[Any], raw: bytes, loads: Any, dumps: Any) -> Callable[[]
     def run() -> object:
         parsed = json_format.ParseDict(loads(raw), message())
         return dumps(json_format.MessageToDict(parsed))
+
+    return run
+
+
+def sdk03_path(model: type[Any], raw: bytes) -> Callable[[], object]:
+    """What the SDK's 0.3 JSON-RPC adapter does with a body and a result: pydantic
+    validation, conversion to its core (1.0 protobuf) model, and back."""
+    if model is sdk03.Task:
+        to_core, to_compat, body = conversions.to_core_task, conversions.to_compat_task, raw
+    else:  # the SDK converts the whole JSON-RPC request, so it gets the envelope
+        model = sdk03.SendMessageRequest
+        to_core = conversions.to_core_send_message_request
+        body = orjson.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": orjson.loads(raw)}
+        )
+
+        def to_compat(core: Any) -> Any:
+            return conversions.to_compat_send_message_request(core, 1)
+
+    def run() -> object:
+        core = to_core(model.model_validate(json.loads(body)))
+        dumped = to_compat(core).model_dump(by_alias=True, exclude_none=True, mode="json")
+        return json.dumps(dumped)
 
     return run
 
@@ -83,7 +109,16 @@ def main() -> None:
                 ours10,
                 per_call_us(sdk10(pb_type, raw10, orjson.loads, orjson.dumps)),
             ),
-            ("0.3 vs SDK (pydantic)", ours03, per_call_us(sdk03_pydantic(pyd_type, raw03))),
+            (
+                "0.3 vs SDK (json + pydantic + core model)",
+                ours03,
+                per_call_us(sdk03_path(pyd_type, raw03)),
+            ),
+            (
+                "0.3 vs pydantic alone (no core model)",
+                ours03,
+                per_call_us(sdk03_pydantic(pyd_type, raw03)),
+            ),
         ]
         for variant, ours, theirs in rows:
             print(f"{name:32s} {ours:9.1f} {theirs:9.1f} {theirs / ours:6.1f}x  {variant}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -201,10 +202,10 @@ CARD = m.AgentCard(
 def decoders(codec: Codec[Any], version: Version) -> list[Callable[[Any], object]]:
     flavor = Flavor.V1_0 if version is Version.V1_0 else Flavor.V0_3
     out: list[Callable[[Any], object]] = [codec.decode_event, codec.decode_card]
-    out += [lambda doc, kind=kind: codec.decode(kind, doc) for kind in all_models(flavor)]
+    out += [functools.partial(codec.decode, kind) for kind in all_models(flavor)]
     for operation in OPERATIONS:
-        out.append(lambda doc, op=operation: codec.decode_request(op, doc))
-        out.append(lambda doc, op=operation: codec.decode_response(op, doc))
+        out.append(functools.partial(codec.decode_request, operation))
+        out.append(functools.partial(codec.decode_response, operation))
     return out
 
 

@@ -172,7 +172,7 @@ def timestamp(d: Obj, camel: str, path: str, snake: str | None = None) -> dateti
         if match:
             try:
                 return _to_datetime(match)
-            except ValueError:
+            except (ValueError, OverflowError):
                 pass
     fail(path, camel, "expected an RFC 3339 timestamp, e.g. 2025-10-28T10:30:00.000Z")
 

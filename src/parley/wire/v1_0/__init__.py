@@ -1,0 +1,5 @@
+"""A2A 1.0 wire forms: the JSON codec (ProtoJSON of `lf.a2a.v1` plus the spec's rules)."""
+
+from parley.wire.v1_0.json import CODEC, JsonCodec
+
+__all__ = ["CODEC", "JsonCodec"]

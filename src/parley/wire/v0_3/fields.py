@@ -1,0 +1,168 @@
+"""Field checks of the 0.3 decoders: required and optional values, `kind`, free-form
+objects, and the path of an error raised inside a nested object or list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+from parley.model import JSONObject
+from parley.protocol.errors import InvalidParamsError, invalid_field
+from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.reader import check_depth, fail
+
+T = TypeVar("T")
+Obj = dict[str, Any]
+
+MAX_PARTS = DEFAULT_LIMITS.max_parts
+MAX_DEPTH = DEFAULT_LIMITS.max_value_depth
+
+
+def within(exc: InvalidParamsError, prefix: str) -> InvalidParamsError:
+    """The error of a nested object, re-raised under the field that holds it."""
+    if not exc.field_violations:
+        return invalid_field(prefix, exc.message)
+    violation = exc.field_violations[0]
+    inner = violation.field
+    if not inner:
+        name = prefix
+    elif inner.startswith("["):
+        name = prefix + inner
+    else:
+        name = f"{prefix}.{inner}"
+    return invalid_field(name, violation.description)
+
+
+def obj(value: Any) -> Obj:
+    """The value as a JSON object (the error names no field: the caller prefixes it)."""
+    if type(value) is dict:
+        return value
+    fail("", "", "is required" if value is None else "expected a JSON object")
+
+
+def nested(value: Any, decoder: Callable[[Any], T], name: str) -> T:
+    """A required nested object; errors inside it are named `name.<field>`."""
+    try:
+        return decoder(value)
+    except InvalidParamsError as exc:
+        raise within(exc, name) from None
+
+
+def items(value: Any, decoder: Callable[[Any], T], name: str) -> tuple[T, ...]:
+    """An optional list of objects (absent = empty); errors are named `name[i].<field>`."""
+    if value is None:
+        return ()
+    if type(value) is not list:
+        fail("", name, "expected a list")
+    try:
+        return tuple(map(decoder, value))
+    except InvalidParamsError:
+        raise locate(value, decoder, name) from None
+
+
+def locate(value: list[Any], decoder: Callable[[Any], object], name: str) -> InvalidParamsError:
+    """The error of the first item that fails, named with its index (error path only)."""
+    for index, item in enumerate(value):
+        try:
+            decoder(item)
+        except InvalidParamsError as exc:
+            return within(exc, f"{name}[{index}]")
+    return invalid_field(name, "invalid item")  # pragma: no cover - decoders are deterministic
+
+
+def required_items(value: Any, decoder: Callable[[Any], T], name: str) -> tuple[T, ...]:
+    """A required list of objects (may be empty)."""
+    if value is None:
+        fail("", name, "is required")
+    return items(value, decoder, name)
+
+
+def text(d: Obj, key: str) -> str:
+    """A required string that may be empty."""
+    value = d.get(key)
+    if type(value) is str:
+        return value
+    fail("", key, "is required" if value is None else "expected a string")
+
+
+def ident(d: Obj, key: str) -> str:
+    """A required, non-empty string (ids, names, URLs)."""
+    value = d.get(key)
+    if type(value) is str and value:
+        return value
+    fail("", key, "is required" if value in (None, "") else "expected a string")
+
+
+def optional_text(value: Any, key: str) -> str:
+    """An optional string; absent or null is empty."""
+    if value is None:
+        return ""
+    if type(value) is str:
+        return value
+    fail("", key, "expected a string")
+
+
+def strings(value: Any, key: str) -> tuple[str, ...]:
+    """An optional list of strings; absent or null is empty."""
+    if value is None:
+        return ()
+    if type(value) is list and all(type(item) is str for item in value):
+        return tuple(value)
+    fail("", key, "expected a list of strings")
+
+
+def required_strings(d: Obj, key: str) -> tuple[str, ...]:
+    """A required list of strings (may be empty)."""
+    value = d.get(key)
+    if value is None:
+        fail("", key, "is required")
+    return strings(value, key)
+
+
+def flag(value: Any, key: str) -> bool:
+    """An optional boolean; absent or null is false."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    fail("", key, "expected true or false")
+
+
+def metadata(value: Any, key: str = "metadata") -> JSONObject:
+    """A present free-form object (metadata, params, header), depth-checked."""
+    if type(value) is not dict:
+        fail("", key, "expected a JSON object")
+    if not shallow_enough(value, 1):
+        check_depth(value, key)  # raises, naming the field
+    return value
+
+
+def shallow_enough(value: dict[str, Any] | list[Any], depth: int) -> bool:
+    """Whether free-form JSON at `depth` nests no deeper than the limit. Recursive, but
+    never deeper than the limit (the reader's iterative check is slower; it names errors)."""
+    for child in value.values() if type(value) is dict else value:
+        if (type(child) is dict or type(child) is list) and (
+            depth >= MAX_DEPTH or not shallow_enough(child, depth + 1)
+        ):
+            return False
+    return True
+
+
+def optional_metadata(value: Any, key: str = "metadata") -> JSONObject | None:
+    return None if value is None else metadata(value, key)
+
+
+def json_object(value: JSONObject) -> Obj:
+    """A model mapping as a JSON object (models normally hold plain dicts already)."""
+    return value if type(value) is dict else dict(value)
+
+
+def kind_error(value: Any, expected: str) -> NoReturn:
+    """The error for a missing, unknown or non-object `kind`d value."""
+    if type(value) is not dict:
+        fail("", "", "is required" if value is None else "expected a JSON object")
+    kind = value.get("kind")
+    if kind is None:
+        fail("", "kind", "is required")
+    fail("", "kind", f"expected {expected}")

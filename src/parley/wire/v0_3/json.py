@@ -1,0 +1,149 @@
+"""The A2A 0.3 JSON-RPC codec: model objects to and from parsed JSON values, as the 0.3
+JSON schema (`a2a.json`) defines them; and the standalone form of every model type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from parley import model as m
+from parley.protocol.errors import InternalError, MethodNotFoundError, invalid_field
+from parley.protocol.negotiation import Version
+from parley.protocol.operations import Operation
+from parley.wire.json import JSON
+from parley.wire.v0_3 import card as cards
+from parley.wire.v0_3 import content, events, operations, parts, push, security
+
+M = TypeVar("M", bound=m.Model)
+
+# Why a part of the wrong kind is not the part asked for: (field, description).
+_PART_MISMATCH = {
+    m.TextPart: ("kind", "expected 'text'"),
+    m.DataPart: ("kind", "expected 'data'"),
+    m.RawPart: ("file.bytes", "is required"),
+    m.UrlPart: ("file.uri", "is required"),
+}
+
+
+def _request(operation: Operation) -> tuple[Callable[[Any], JSON], Callable[[Any], m.Model]]:
+    return operations.REQUEST_ENCODERS[operation], operations.REQUEST_DECODERS[operation]
+
+
+def _list_tasks(value: Any) -> Any:
+    raise MethodNotFoundError("ListTasks does not exist in A2A 0.3")
+
+
+# The standalone form of each model type: (encoder, decoder).
+STANDALONE: dict[type[m.Model], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
+    m.TextPart: (parts.encode_part, parts.decode_part),
+    m.RawPart: (parts.encode_part, parts.decode_part),
+    m.UrlPart: (parts.encode_part, parts.decode_part),
+    m.DataPart: (parts.encode_part, parts.decode_part),
+    m.Message: (content.encode_message, content.decode_message),
+    m.TaskStatus: (content.encode_status, content.decode_status),
+    m.Artifact: (content.encode_artifact, content.decode_artifact),
+    m.Task: (content.encode_task, content.decode_task),
+    m.TaskStatusUpdateEvent: (events.encode_status_update, events.decode_status_update),
+    m.TaskArtifactUpdateEvent: (events.encode_artifact_update, events.decode_artifact_update),
+    m.AuthenticationInfo: (push.encode_auth, push.decode_auth),
+    m.TaskPushNotificationConfig: (push.encode_task_push_config, push.decode_task_push_config),
+    m.AgentCard: (cards.encode_card, cards.decode_card),
+    m.AgentSkill: (cards.encode_skill, cards.decode_skill),
+    m.AgentCapabilities: (
+        cards.encode_standalone_capabilities,
+        cards.decode_standalone_capabilities,
+    ),
+    m.AgentInterface: (cards.encode_interface, cards.decode_interface),
+    m.AgentExtension: (cards.encode_extension, cards.decode_extension),
+    m.AgentProvider: (cards.encode_provider, cards.decode_provider),
+    m.AgentCardSignature: (cards.encode_signature, cards.decode_signature),
+    m.SecurityRequirement: (security.encode_requirement, security.decode_requirement),
+    m.APIKeySecurityScheme: (security.encode_scheme, security.decode_scheme),
+    m.HTTPAuthSecurityScheme: (security.encode_scheme, security.decode_scheme),
+    m.OAuth2SecurityScheme: (security.encode_scheme, security.decode_scheme),
+    m.OpenIdConnectSecurityScheme: (security.encode_scheme, security.decode_scheme),
+    m.MutualTlsSecurityScheme: (security.encode_scheme, security.decode_scheme),
+    m.OAuthFlows: (security.encode_flows, security.decode_flows),
+    m.SendMessageConfiguration: (
+        operations.encode_configuration,
+        operations.decode_configuration,
+    ),
+    m.SendMessageRequest: _request(Operation.SEND_MESSAGE),
+    m.GetTaskRequest: _request(Operation.GET_TASK),
+    m.CancelTaskRequest: _request(Operation.CANCEL_TASK),
+    m.SubscribeToTaskRequest: _request(Operation.SUBSCRIBE_TO_TASK),
+    m.GetTaskPushNotificationConfigRequest: _request(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG),
+    m.ListTaskPushNotificationConfigsRequest: _request(
+        Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
+    ),
+    m.DeleteTaskPushNotificationConfigRequest: _request(
+        Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
+    ),
+    m.GetExtendedAgentCardRequest: _request(Operation.GET_EXTENDED_AGENT_CARD),
+    m.ListTaskPushNotificationConfigsResponse: (
+        operations.encode_push_list,
+        operations.decode_push_list,
+    ),
+    m.ListTasksRequest: (_list_tasks, _list_tasks),
+    m.ListTasksResponse: (_list_tasks, _list_tasks),
+}
+
+
+def _standalone(kind: type[m.Model]) -> tuple[Callable[[Any], JSON], Callable[[Any], Any]]:
+    entry = STANDALONE.get(kind)
+    if entry is None:
+        raise InternalError(f"A2A 0.3 has no standalone form for {kind.__name__}")
+    return entry
+
+
+class JsonCodec:
+    """The 0.3 JSON-RPC codec (`parley.wire.codec.Codec[JSON]`); stateless.
+
+    Payloads are parsed JSON values (`params`, `result`, a stream event, a card).
+    Every decoder raises only A2AError subclasses: InvalidParamsError naming the field
+    for a bad shape, MethodNotFoundError for ListTasks (0.3 has none).
+    """
+
+    version: Version = Version.V0_3
+
+    def decode_request(self, operation: Operation, payload: JSON) -> m.Model:
+        return operations.decode_request(operation, payload)
+
+    def encode_request(self, operation: Operation, request: m.Model) -> JSON:
+        """The `params`; None (send no `params`) for agent/getAuthenticatedExtendedCard."""
+        return operations.encode_request(operation, request)
+
+    def encode_response(self, operation: Operation, result: Any) -> JSON:
+        """The `result`; InternalError for streaming operations (use `encode_event`)."""
+        return operations.encode_response(operation, result)
+
+    def decode_response(self, operation: Operation, payload: JSON) -> Any:
+        return operations.decode_response(operation, payload)
+
+    def encode_event(self, event: m.StreamEvent) -> JSON:
+        return events.encode_event(event)
+
+    def decode_event(self, payload: JSON) -> m.StreamEvent:
+        return events.decode_event(payload)
+
+    def encode_card(self, card: m.AgentCard) -> JSON:
+        return cards.encode_card(card)
+
+    def decode_card(self, payload: JSON) -> m.AgentCard:
+        return cards.decode_card(payload)
+
+    def encode(self, value: m.Model) -> JSON:
+        """The standalone wire form of a model object (requests: their `params`)."""
+        return _standalone(type(value))[0](value)
+
+    def decode(self, kind: type[M], payload: JSON) -> M:
+        result = _standalone(kind)[1](payload)
+        if not isinstance(result, kind):
+            field, description = _PART_MISMATCH.get(kind, ("", f"expected {kind.__name__}"))
+            raise invalid_field(field, description)
+        return result
+
+
+CODEC = JsonCodec()
+"""The one 0.3 JSON codec instance."""

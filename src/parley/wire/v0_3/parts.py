@@ -1,0 +1,138 @@
+"""Parts in their 0.3 JSON-RPC form: `text`, `file` (bytes xor uri) and `data` (an
+object), each with its `kind`; the hot path reads and writes plain text parts inline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from parley.model import DataPart, Part, RawPart, TextPart, UrlPart
+from parley.protocol.errors import InternalError, InvalidParamsError
+from parley.wire.reader import b64decode, b64encode, check_depth, fail
+from parley.wire.v0_3.fields import (
+    MAX_PARTS,
+    Obj,
+    json_object,
+    kind_error,
+    locate,
+    nested,
+    obj,
+    optional_metadata,
+    optional_text,
+    shallow_enough,
+)
+
+
+def encode_part(part: Part) -> Obj:
+    """Text and data parts lose `media_type`/`filename` (0.3 has no place for them);
+    a non-object data value is wrapped as `{"value": <value>}` (0.3 data is an object).
+    """
+    if type(part) is TextPart:
+        out: Obj = {"kind": "text", "text": part.text}
+    elif type(part) is DataPart:
+        data = part.data
+        if type(data) is not dict:
+            data = dict(data) if isinstance(data, Mapping) else {"value": data}
+        out = {"kind": "data", "data": data}
+    elif type(part) is RawPart:
+        out = {"kind": "file", "file": _file(part, "bytes", b64encode(part.raw))}
+    elif type(part) is UrlPart:
+        out = {"kind": "file", "file": _file(part, "uri", part.url)}
+    else:
+        raise InternalError(f"Not a part: {type(part).__name__}")
+    if part.metadata is not None:
+        out["metadata"] = json_object(part.metadata)
+    return out
+
+
+def encode_parts(parts: tuple[Part, ...]) -> list[Obj]:
+    """Plain text parts (the common case) are written inline."""
+    return [
+        {"kind": "text", "text": p.text}
+        if type(p) is TextPart and p.metadata is None
+        else encode_part(p)
+        for p in parts
+    ]
+
+
+def _file(part: RawPart | UrlPart, key: str, content: str) -> Obj:
+    out: Obj = {key: content}
+    if part.filename:
+        out["name"] = part.filename
+    if part.media_type:
+        out["mimeType"] = part.media_type
+    return out
+
+
+def decode_part(value: Any) -> Part:
+    kind = value.get("kind") if type(value) is dict else None
+    if kind == "text":
+        content = value.get("text")
+        if type(content) is str and value.get("metadata") is None:
+            return TextPart(text=content)
+        return _text_part(value)
+    if kind == "data":
+        return _data_part(value)
+    if kind == "file":
+        return _file_part(value)
+    kind_error(value, "'text', 'file' or 'data'")
+
+
+def _text_part(d: Obj) -> TextPart:
+    content = d.get("text")
+    if type(content) is not str:
+        fail("", "text", "is required" if content is None else "expected a string")
+    return TextPart(text=content, metadata=optional_metadata(d.get("metadata")))
+
+
+def _data_part(d: Obj) -> DataPart:
+    data = d.get("data")
+    if type(data) is not dict:
+        fail("", "data", "is required" if data is None else "expected a JSON object")
+    if not shallow_enough(data, 1):
+        check_depth(data, "data")  # raises, naming the field
+    return DataPart(data=data, metadata=optional_metadata(d.get("metadata")))
+
+
+def _file_part(d: Obj) -> RawPart | UrlPart:
+    file = nested(d.get("file"), obj, "file")
+    raw, url = file.get("bytes"), file.get("uri")
+    name = optional_text(file.get("name"), "file.name")
+    media_type = optional_text(file.get("mimeType"), "file.mimeType")
+    meta = optional_metadata(d.get("metadata"))
+    if raw is not None and url is not None:
+        fail("file", "", "has both bytes and uri; expected exactly one")
+    if raw is not None:
+        content = b64decode(raw, "file", "bytes")
+        return RawPart(raw=content, media_type=media_type, filename=name, metadata=meta)
+    if type(url) is not str:
+        fail("file", "uri" if url is not None else "", "expected bytes or a uri string")
+    return UrlPart(url=url, media_type=media_type, filename=name, metadata=meta)
+
+
+def decode_parts(value: Any) -> tuple[Part, ...]:
+    """At least one part; plain text parts (the common case) are read inline."""
+    if type(value) is not list or not value or len(value) > MAX_PARTS:
+        _bad_parts(value)
+    out: list[Part] = []
+    append = out.append
+    try:
+        for item in value:
+            if type(item) is dict and item.get("kind") == "text":
+                content = item.get("text")
+                if type(content) is str and item.get("metadata") is None:
+                    append(TextPart(text=content))
+                    continue
+            append(decode_part(item))
+    except InvalidParamsError:
+        raise locate(value, decode_part, "parts") from None
+    return tuple(out)
+
+
+def _bad_parts(value: Any) -> NoReturn:
+    if value is None or value == []:
+        fail("", "parts", "is required (at least one part)")
+    if type(value) is not list:
+        fail("", "parts", "expected a list of parts")
+    fail("", "parts", f"more than {MAX_PARTS} parts")
