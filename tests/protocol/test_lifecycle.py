@@ -15,9 +15,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from parley.model import Task, TaskEvent, TaskState, TaskStatus
+from parley.model import (
+    Artifact,
+    Message,
+    Role,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskEvent,
+    TaskState,
+    TaskStatus,
+    TextPart,
+)
 from parley.protocol import folding, lifecycle
-from parley.protocol.errors import A2AError, InvalidAgentResponseError
+from parley.protocol.errors import (
+    A2AError,
+    InvalidAgentResponseError,
+    UnsupportedOperationError,
+)
 from tests.strategies import Flavor, artifact_events, messages, status_events
 
 ALL_PAIRS = list(itertools.product(TaskState, TaskState))
@@ -141,3 +155,42 @@ def test_folding_never_leaves_a_terminal_state(events: list[TaskEvent]) -> None:
         assert task.id == TASK_ID
         assert task.context_id == CONTEXT_ID
         assert len({a.artifact_id for a in task.artifacts}) == len(task.artifacts)
+
+
+def _event_kinds() -> dict[str, TaskEvent]:
+    """One event of every kind that is not a status update (those are the 81 pairs)."""
+    chunk = Artifact(artifact_id="a", parts=(TextPart(text="x"),))
+
+    def message(role: Role) -> Message:
+        return Message(message_id=f"m-{role.name}", role=role, parts=(TextPart(text="x"),))
+
+    return {
+        "artifact": TaskArtifactUpdateEvent(task_id=TASK_ID, context_id=CONTEXT_ID, artifact=chunk),
+        "artifact-append": TaskArtifactUpdateEvent(
+            task_id=TASK_ID, context_id=CONTEXT_ID, artifact=chunk, append=True, last_chunk=True
+        ),
+        "user-message": message(Role.USER),
+        "agent-message": message(Role.AGENT),
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_event_kinds()))
+@pytest.mark.parametrize("state", list(TaskState), ids=lambda s: s.name)
+def test_every_state_and_event_kind(state: TaskState, kind: str) -> None:
+    """Every (state, event) pair beyond status updates: live tasks take artifacts and
+    messages without changing state; terminal tasks refuse them (R-SEND-8, §8.1)."""
+    task = Task(id=TASK_ID, context_id=CONTEXT_ID, status=TaskStatus(state=state))
+    event = _event_kinds()[kind]
+    if lifecycle.is_terminal(state):
+        expected = (
+            UnsupportedOperationError if kind == "user-message" else InvalidAgentResponseError
+        )
+        with pytest.raises(expected):
+            folding.apply_event(task, event)
+        return
+    after = folding.apply_event(task, event)
+    assert after.status.state is state
+    if kind.startswith("artifact"):
+        assert after.artifacts == (event.artifact,)  # type: ignore[union-attr]
+    else:
+        assert after.history[-1].message_id == event.message_id  # type: ignore[union-attr]
