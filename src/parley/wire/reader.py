@@ -10,19 +10,65 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from parley.model import JSONObject, JSONValue
-from parley.protocol.errors import invalid_field
+from parley.protocol.errors import InvalidParamsError, invalid_field
 from parley.wire.limits import DEFAULT_LIMITS
 
 Obj = dict[str, Any]
+T = TypeVar("T")
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 def fail(path: str, key: str, description: str) -> NoReturn:
     raise invalid_field(f"{path}.{key}" if path and key else path or key, description)
+
+
+def under(exc: InvalidParamsError, prefix: str) -> InvalidParamsError:
+    """The same violation with its field path put under `prefix` (`parts[0]` + `text`)."""
+    if not exc.field_violations:
+        return invalid_field(prefix, exc.message)
+    inner = exc.field_violations[0].field
+    if not inner:
+        path = prefix
+    elif inner.startswith("["):
+        path = prefix + inner
+    else:
+        path = f"{prefix}.{inner}"
+    return invalid_field(path, exc.field_violations[0].description)
+
+
+def nested(key: str, decode: Callable[[Any], T], value: Any) -> T:
+    """Decode a nested object, naming `key` in any error."""
+    try:
+        return decode(value)
+    except InvalidParamsError as exc:
+        raise under(exc, key) from None
+
+
+def listed(key: str, decode: Callable[[Any], T], items: Any) -> tuple[T, ...]:
+    """Decode an optional JSON list item by item; an error names the index (`parts[2]`)."""
+    if items is None:
+        return ()
+    if type(items) is not list:
+        fail("", key, "expected a list")
+    try:
+        return tuple(map(decode, items))
+    except InvalidParamsError as exc:
+        raise under(exc, f"{key}[{_failure_index(decode, items)}]") from None
+
+
+def _failure_index(decode: Callable[[Any], object], items: list[Any]) -> int:
+    """Which item fails (found again only once decoding has failed: errors are rare)."""
+    for index, item in enumerate(items):
+        try:
+            decode(item)
+        except InvalidParamsError:
+            return index
+    return 0  # pragma: no cover - decoders are deterministic
 
 
 def as_obj(value: object, path: str) -> Obj:

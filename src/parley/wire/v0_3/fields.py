@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from parley.model import JSONObject
-from parley.protocol.errors import InvalidParamsError, invalid_field
+from parley.wire import reader
 from parley.wire.limits import DEFAULT_LIMITS
 from parley.wire.reader import check_depth, fail
 
@@ -19,19 +19,14 @@ MAX_PARTS = DEFAULT_LIMITS.max_parts
 MAX_DEPTH = DEFAULT_LIMITS.max_value_depth
 
 
-def within(exc: InvalidParamsError, prefix: str) -> InvalidParamsError:
-    """The error of a nested object, re-raised under the field that holds it."""
-    if not exc.field_violations:
-        return invalid_field(prefix, exc.message)
-    violation = exc.field_violations[0]
-    inner = violation.field
-    if not inner:
-        name = prefix
-    elif inner.startswith("["):
-        name = prefix + inner
-    else:
-        name = f"{prefix}.{inner}"
-    return invalid_field(name, violation.description)
+def nested(value: Any, decoder: Callable[[Any], T], name: str) -> T:
+    """A nested object; errors inside it are named `name.<field>` (`reader.nested`)."""
+    return reader.nested(name, decoder, value)
+
+
+def items(value: Any, decoder: Callable[[Any], T], name: str) -> tuple[T, ...]:
+    """An optional list of objects (absent = empty); errors are named `name[i].<field>`."""
+    return reader.listed(name, decoder, value)
 
 
 def obj(value: Any) -> Obj:
@@ -39,36 +34,6 @@ def obj(value: Any) -> Obj:
     if type(value) is dict:
         return value
     fail("", "", "is required" if value is None else "expected a JSON object")
-
-
-def nested(value: Any, decoder: Callable[[Any], T], name: str) -> T:
-    """A required nested object; errors inside it are named `name.<field>`."""
-    try:
-        return decoder(value)
-    except InvalidParamsError as exc:
-        raise within(exc, name) from None
-
-
-def items(value: Any, decoder: Callable[[Any], T], name: str) -> tuple[T, ...]:
-    """An optional list of objects (absent = empty); errors are named `name[i].<field>`."""
-    if value is None:
-        return ()
-    if type(value) is not list:
-        fail("", name, "expected a list")
-    try:
-        return tuple(map(decoder, value))
-    except InvalidParamsError:
-        raise locate(value, decoder, name) from None
-
-
-def locate(value: list[Any], decoder: Callable[[Any], object], name: str) -> InvalidParamsError:
-    """The error of the first item that fails, named with its index (error path only)."""
-    for index, item in enumerate(value):
-        try:
-            decoder(item)
-        except InvalidParamsError as exc:
-            return within(exc, f"{name}[{index}]")
-    return invalid_field(name, "invalid item")  # pragma: no cover - decoders are deterministic
 
 
 def required_items(value: Any, decoder: Callable[[Any], T], name: str) -> tuple[T, ...]:

@@ -13,9 +13,9 @@ from parley.wire.reader import b64decode, b64encode, check_depth, fail
 from parley.wire.v0_3.fields import (
     MAX_PARTS,
     Obj,
+    items,
     json_object,
     kind_error,
-    locate,
     nested,
     obj,
     optional_metadata,
@@ -126,7 +126,8 @@ def decode_parts(value: Any) -> tuple[Part, ...]:
                     continue
             append(decode_part(item))
     except InvalidParamsError:
-        raise locate(value, decode_part, "parts") from None
+        items(value, decode_part, "parts")  # decodes again, raising with the item's index
+        raise
     return tuple(out)
 
 

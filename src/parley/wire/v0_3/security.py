@@ -22,8 +22,8 @@ from parley.model import (
     SecurityScheme,
 )
 from parley.protocol.errors import InternalError, InvalidParamsError
-from parley.wire.reader import fail
-from parley.wire.v0_3.fields import Obj, ident, nested, obj, optional_text, text, within
+from parley.wire.reader import fail, under
+from parley.wire.v0_3.fields import Obj, ident, nested, obj, optional_text, text
 
 # --- OAuth flows ---------------------------------------------------------------------------
 
@@ -229,7 +229,7 @@ def decode_schemes(value: Any) -> dict[str, SecurityScheme]:
         try:
             out[name] = decode_scheme(scheme)
         except InvalidParamsError as exc:
-            raise within(exc, f"securitySchemes.{name}") from None
+            raise under(exc, f"securitySchemes.{name}") from None
     return out
 
 

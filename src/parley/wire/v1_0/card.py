@@ -20,6 +20,8 @@ from parley.wire.reader import (
     Obj,
     fail,
     field,
+    listed,
+    nested,
     opt_bool,
     opt_str,
     opt_str_or_none,
@@ -27,7 +29,11 @@ from parley.wire.reader import (
     str_list,
     struct,
 )
-from parley.wire.v1_0.fields import free, listed, obj, required, within
+from parley.wire.v1_0.fields import (
+    free,
+    obj,
+    required,
+)
 from parley.wire.v1_0.security import (
     decode_requirement,
     decode_scheme,
@@ -202,7 +208,7 @@ def decode_card(value: Any) -> AgentCard:
         default_input_modes=str_list(d, "defaultInputModes", "", "default_input_modes"),
         default_output_modes=str_list(d, "defaultOutputModes", "", "default_output_modes"),
         skills=listed("skills", decode_skill, d.get("skills")),
-        provider=None if provider is None else within("provider", decode_provider, provider),
+        provider=None if provider is None else nested("provider", decode_provider, provider),
         documentation_url=opt_str_or_none(d, "documentationUrl", "", "documentation_url"),
         icon_url=opt_str_or_none(d, "iconUrl", "", "icon_url"),
         security_schemes=_schemes(field(d, "securitySchemes", "security_schemes")),
@@ -228,6 +234,6 @@ def _schemes(value: Any) -> dict[str, SecurityScheme]:
     if type(value) is not dict:
         fail("", "securitySchemes", "expected a JSON object")
     return {
-        name: within(f"securitySchemes.{name}", decode_scheme, scheme)
+        name: nested(f"securitySchemes.{name}", decode_scheme, scheme)
         for name, scheme in value.items()
     }

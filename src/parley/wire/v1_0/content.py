@@ -29,6 +29,8 @@ from parley.wire.reader import (
     check_depth,
     fail,
     format_timestamp,
+    listed,
+    nested,
     opt_bool,
     opt_str,
     req_str,
@@ -39,13 +41,11 @@ from parley.wire.v1_0.fields import (
     ROLE_NAMES,
     STATE_NAMES,
     free,
-    listed,
     moment,
     one_of,
     required,
     role,
     state,
-    within,
 )
 
 _MAX_PARTS = DEFAULT_LIMITS.max_parts
@@ -236,7 +236,7 @@ def decode_status(value: Any) -> TaskStatus:
     message = value.get("message")
     return TaskStatus(
         state=state(value.get("state")),
-        message=None if message is None else within("message", decode_message, message),
+        message=None if message is None else nested("message", decode_message, message),
         timestamp=None if value.get("timestamp") is None else moment(value, "timestamp"),
     )
 
@@ -388,8 +388,8 @@ def decode_event(value: Any) -> StreamEvent:
         ((key, inner),) = value.items()
         decoder = _EVENT_DECODERS.get(key)
         if decoder is not None and inner is not None:
-            event: StreamEvent = within(key, decoder, inner)
+            event: StreamEvent = nested(key, decoder, inner)
             return event
     key, inner = one_of(value, _EVENT_MEMBERS)
-    event = within(key, _EVENT_DECODERS[key], inner)
+    event = nested(key, _EVENT_DECODERS[key], inner)
     return event

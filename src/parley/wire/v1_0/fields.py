@@ -11,8 +11,7 @@ from datetime import datetime
 from typing import Any, NoReturn, TypeVar
 
 from parley.model import JSONObject, Role, TaskState
-from parley.protocol.errors import InvalidParamsError, invalid_field
-from parley.wire.reader import Obj, fail, field, opt_bool, timestamp
+from parley.wire.reader import Obj, fail, field, nested, opt_bool, timestamp
 
 T = TypeVar("T")
 
@@ -27,56 +26,11 @@ _FLAGS = {"true": True, "1": True, "false": False, "0": False}
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", re.ASCII)
 
 
-def nested(exc: InvalidParamsError, prefix: str) -> InvalidParamsError:
-    """The same violation, with its field path put under `prefix` (`parts[0]` + `text`)."""
-    if not exc.field_violations:
-        return exc
-    violation = exc.field_violations[0]
-    inner = violation.field
-    if not inner:
-        path = prefix
-    elif inner.startswith("["):
-        path = prefix + inner
-    else:
-        path = f"{prefix}.{inner}"
-    return invalid_field(path, violation.description)
-
-
-def within(key: str, decode: Callable[[Any], T], value: Any) -> T:
-    """Decode a nested object, naming `key` in any error."""
-    try:
-        return decode(value)
-    except InvalidParamsError as exc:
-        raise nested(exc, key) from None
-
-
 def required(key: str, decode: Callable[[Any], T], value: Any) -> T:
     """Decode a REQUIRED nested object; absent (or null) is an error naming `key`."""
     if value is None:
         fail("", key, "is required")
-    return within(key, decode, value)
-
-
-def listed(key: str, decode: Callable[[Any], T], items: Any) -> tuple[T, ...]:
-    """Decode a JSON list item by item; an error names the failing index, e.g. `parts[2]`."""
-    if items is None:
-        return ()
-    if type(items) is not list:
-        fail("", key, "expected a list")
-    try:
-        return tuple(map(decode, items))
-    except InvalidParamsError as exc:
-        raise nested(exc, f"{key}[{_failure_index(decode, items)}]") from None
-
-
-def _failure_index(decode: Callable[[Any], object], items: list[Any]) -> int:
-    """Which item fails to decode (found again, lazily, only once decoding has failed)."""
-    for index, item in enumerate(items):
-        try:
-            decode(item)
-        except InvalidParamsError:
-            return index
-    return 0
+    return nested(key, decode, value)
 
 
 def obj(value: Any) -> Obj:

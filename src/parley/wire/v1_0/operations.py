@@ -35,6 +35,8 @@ from parley.wire.reader import (
     fail,
     field,
     format_timestamp,
+    listed,
+    nested,
     opt_bool,
     opt_int32,
     opt_str,
@@ -48,14 +50,12 @@ from parley.wire.v1_0.fields import (
     STATE_NAMES,
     flag,
     free,
-    listed,
     moment,
     obj,
     one_of,
     required,
     state,
     tenanted,
-    within,
 )
 from parley.wire.v1_0.push import (
     decode_delete_config,
@@ -91,7 +91,7 @@ def decode_configuration(value: Any) -> SendMessageConfiguration:
     return SendMessageConfiguration(
         accepted_output_modes=str_list(d, "acceptedOutputModes", "", "accepted_output_modes"),
         push_notification_config=(
-            None if push is None else within("taskPushNotificationConfig", decode_push_config, push)
+            None if push is None else nested("taskPushNotificationConfig", decode_push_config, push)
         ),
         history_length=opt_int32(d, "historyLength", "", "history_length"),
         return_immediately=bool(opt_bool(d, "returnImmediately", "", "return_immediately")),
@@ -117,7 +117,7 @@ def decode_send(value: Any) -> SendMessageRequest:
         message=required("message", decode_message, d.get("message")),
         configuration=None
         if config is None
-        else within("configuration", decode_configuration, config),
+        else nested("configuration", decode_configuration, config),
         metadata=None if metadata is None else struct(d, "metadata", ""),
         tenant=tenant if type(tenant) is str else opt_str(d, "tenant", ""),
     )
@@ -135,8 +135,8 @@ def encode_send_result(result: SendMessageResult) -> Obj:
 def decode_send_result(value: Any) -> SendMessageResult:
     key, inner = one_of(obj(value), (("task", None), ("message", None)))
     if key == "task":
-        return within(key, decode_task, inner)
-    return within(key, decode_message, inner)
+        return nested(key, decode_task, inner)
+    return nested(key, decode_message, inner)
 
 
 # ---------------------------------------------------------------- tasks

@@ -14,8 +14,11 @@ from parley.model import (
     ListTaskPushNotificationConfigsResponse,
     TaskPushNotificationConfig,
 )
-from parley.wire.reader import Obj, opt_int32, opt_str, req_str
-from parley.wire.v1_0.fields import listed, obj, tenanted, within
+from parley.wire.reader import Obj, listed, nested, opt_int32, opt_str, req_str
+from parley.wire.v1_0.fields import (
+    obj,
+    tenanted,
+)
 
 
 def encode_auth(auth: AuthenticationInfo) -> Obj:
@@ -57,7 +60,7 @@ def decode_push_config(value: Any) -> TaskPushNotificationConfig:
         task_id=opt_str(d, "taskId", "", "task_id"),
         id=opt_str(d, "id", ""),
         token=opt_str(d, "token", ""),
-        authentication=None if auth is None else within("authentication", decode_auth, auth),
+        authentication=None if auth is None else nested("authentication", decode_auth, auth),
         tenant=opt_str(d, "tenant", ""),
     )
 

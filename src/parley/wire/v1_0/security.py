@@ -23,8 +23,22 @@ from parley.model import (
     SecurityScheme,
 )
 from parley.protocol.errors import InternalError
-from parley.wire.reader import Obj, fail, field, opt_bool, opt_str, req_str, str_list, str_map
-from parley.wire.v1_0.fields import obj, one_of, required, within
+from parley.wire.reader import (
+    Obj,
+    fail,
+    field,
+    nested,
+    opt_bool,
+    opt_str,
+    req_str,
+    str_list,
+    str_map,
+)
+from parley.wire.v1_0.fields import (
+    obj,
+    one_of,
+    required,
+)
 
 # ---------------------------------------------------------------- schemes
 
@@ -134,7 +148,7 @@ def encode_scheme(scheme: SecurityScheme) -> Obj:
 
 def decode_scheme(value: Any) -> SecurityScheme:
     key, inner = one_of(obj(value), _SCHEME_MEMBERS)
-    return within(key, _SCHEME_DECODERS[key], inner)
+    return nested(key, _SCHEME_DECODERS[key], inner)
 
 
 # ---------------------------------------------------------------- OAuth flows
@@ -263,7 +277,7 @@ _FLOW_DECODERS: dict[str, Callable[[Any], OAuthFlows]] = {
 def decode_flows(value: Any) -> OAuthFlows:
     """`OAuthFlows`: a oneof, so exactly one flow."""
     key, inner = one_of(obj(value), _FLOW_MEMBERS)
-    return within(key, _FLOW_DECODERS[key], inner)
+    return nested(key, _FLOW_DECODERS[key], inner)
 
 
 # ---------------------------------------------------------------- requirements
@@ -285,7 +299,7 @@ def decode_requirement(value: Any) -> SecurityRequirement:
     if type(schemes) is not dict:
         fail("", "schemes", "expected a JSON object")
     return SecurityRequirement(
-        schemes={name: within(f"schemes.{name}", _scopes, v) for name, v in schemes.items()}
+        schemes={name: nested(f"schemes.{name}", _scopes, v) for name, v in schemes.items()}
     )
 
 
