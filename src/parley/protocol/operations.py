@@ -88,6 +88,12 @@ class OperationSpec:
     capability: Capability | None
     bindings: Mapping[Version, Binding]
 
+    @property
+    def handler_method(self) -> str:
+        """The request handler's method for this operation (`GetTask` -> `get_task`)."""
+        name = self.operation.value
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
 
 GRPC_SERVICES: Mapping[Version, str] = {
     Version.V1_0: "lf.a2a.v1.A2AService",

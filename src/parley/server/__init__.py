@@ -1,0 +1,1 @@
+"""The server runtime: request handling, task running, event fan-out, authoring API."""
