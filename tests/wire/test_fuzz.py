@@ -17,7 +17,12 @@ import pytest
 
 from benchmarks.payloads import send_v03, send_v10, task_v03, task_v10
 from parley import model as m
-from parley.protocol.errors import A2AError, InvalidParamsError, JSONParseError
+from parley.protocol.errors import (
+    A2AError,
+    InvalidParamsError,
+    InvalidRequestError,
+    JSONParseError,
+)
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS
 from parley.wire import json as wire_json
@@ -261,7 +266,7 @@ def test_deeply_nested_json_is_refused_clearly() -> None:
 
 
 def test_huge_body_is_refused_clearly() -> None:
-    with pytest.raises(JSONParseError, match="exceeds the limit"):
+    with pytest.raises(InvalidRequestError, match="exceeds the limit"):
         wire_json.loads(b'"' + b"a" * 2048 + b'"', Limits(max_body_bytes=1024))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from parley.protocol.errors import InternalError, JSONParseError
+from parley.protocol.errors import InternalError, InvalidRequestError, JSONParseError
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 
 JSON = Any
@@ -17,12 +17,10 @@ JSON = Any
 
 
 def loads(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> JSON:
-    """Parse one JSON document; raise JSONParseError if malformed, too big or too deep."""
+    """Parse one JSON document: InvalidRequestError if too big, JSONParseError if malformed
+    or nested too deeply (past orjson's 1,024 levels)."""
     if len(raw) > limits.max_body_bytes:
-        raise JSONParseError(
-            f"Payload of {len(raw)} bytes exceeds the limit of {limits.max_body_bytes} bytes",
-            metadata={"limit": str(limits.max_body_bytes)},
-        )
+        raise too_large(len(raw), limits)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -30,6 +28,14 @@ def loads(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> JSON:
         if "depth" in reason:
             reason = "JSON nested too deeply"
         raise JSONParseError(f"Invalid JSON payload: {reason}") from None
+
+
+def too_large(size: int, limits: Limits) -> InvalidRequestError:
+    """The error for a body over the size limit (also raised while a body streams in)."""
+    return InvalidRequestError(
+        f"Request body of {size} bytes exceeds the limit of {limits.max_body_bytes} bytes",
+        metadata={"limit": str(limits.max_body_bytes)},
+    )
 
 
 def dumps(value: JSON) -> bytes:
