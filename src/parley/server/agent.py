@@ -1,0 +1,256 @@
+"""The authoring API: an `Agent` is a set of plain functions (skills) turned into an A2A
+agent. A function gets a `TaskContext` and returns text, data, parts or an artifact
+(the task completes with it), or yields chunks (they stream as one artifact), or
+returns `task.reply(...)` (a direct message, no task).
+
+    agent = Agent("Echo", description="Repeats what you say")
+
+    @agent.skill()
+    async def echo(task: TaskContext) -> str:
+        return task.text
+
+A function that awaits `task.ask(...)` suspends in INPUT_REQUIRED and resumes with the
+user's reply, in the same coroutine, when the follow-up message arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from msgspec.structs import replace
+
+from parley.model import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    Message,
+    TaskState,
+)
+from parley.protocol.errors import InvalidAgentResponseError
+from parley.server.execution import EventSink, RequestContext
+from parley.server.task_context import Content, Failed, Rejected, TaskContext
+
+AgentFunction: TypeAlias = Callable[[TaskContext], Any]
+"""`(task) -> Content | Message`, sync or async, or an async generator of Content."""
+
+SKILL_METADATA_KEY = "skill"
+"""Message or request metadata naming the skill to run (else the first skill runs)."""
+
+
+@dataclass
+class _Session:
+    """One running agent function, possibly suspended waiting for the user."""
+
+    context: TaskContext
+    driver: asyncio.Task[None] | None = None
+    paused: asyncio.Event = field(default_factory=asyncio.Event)
+    error: BaseException | None = None
+
+
+class FunctionExecutor:
+    """An AgentExecutor that runs agent functions, keeping suspended ones between runs.
+
+    Each `execute` returns when the function finishes or pauses (ask / auth_required);
+    a follow-up message resumes the paused function. A suspended function lives until
+    the reply arrives, the task is canceled, or the executor is closed.
+    """
+
+    def __init__(self, route: Callable[[RequestContext], AgentFunction]) -> None:
+        self._route = route
+        self._sessions: dict[str, _Session] = {}
+
+    async def execute(self, context: RequestContext, events: EventSink) -> None:
+        session = self._sessions.get(context.task_id)
+        if session is None or not session.context._resume(context, events):
+            session = self._start(context, events)
+        session.paused.clear()
+        try:
+            await session.paused.wait()
+        except asyncio.CancelledError:
+            await self._stop(context.task_id)
+            raise
+        if session.driver is not None and session.driver.done():
+            self._sessions.pop(context.task_id, None)
+            if session.error is not None:
+                raise session.error
+
+    def _start(self, context: RequestContext, events: EventSink) -> _Session:
+        function = self._route(context)
+        paused = asyncio.Event()
+        session = _Session(TaskContext(context, events, on_pause=paused.set), paused=paused)
+        self._sessions[context.task_id] = session
+        session.driver = asyncio.get_running_loop().create_task(self._drive(function, session))
+        return session
+
+    async def _drive(self, function: AgentFunction, session: _Session) -> None:
+        task = session.context
+        try:
+            result = function(task)
+            if inspect.isasyncgen(result):
+                await _stream(task, aiter(result))
+            else:
+                if inspect.isawaitable(result):
+                    result = await result
+                await _finish(task, result)
+        except Rejected as exc:
+            await task._status(TaskState.REJECTED, str(exc))
+        except Failed as exc:
+            await task._status(TaskState.FAILED, str(exc))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # reported by execute, which fails the task
+            session.error = exc
+        finally:
+            session.paused.set()
+
+    async def _stop(self, task_id: str) -> None:
+        session = self._sessions.pop(task_id, None)
+        if session is not None and session.driver is not None and not session.driver.done():
+            session.driver.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await session.driver
+
+    async def cancel(self, context: RequestContext) -> None:
+        await self._stop(context.task_id)
+
+    async def aclose(self) -> None:
+        for task_id in list(self._sessions):
+            await self._stop(task_id)
+
+    def session_count(self) -> int:
+        return len(self._sessions)
+
+
+async def _finish(task: TaskContext, result: Any) -> None:
+    if isinstance(result, Message):
+        if task.task is None:
+            await task._sink.emit(result)  # a direct reply: no task
+            return
+        await task._status(TaskState.COMPLETED, result.parts)
+        return
+    if result is not None:
+        await task.artifact(result, last_chunk=True)
+    await task._status(TaskState.COMPLETED)
+
+
+async def _stream(task: TaskContext, chunks: AsyncIterator[Any]) -> None:
+    """Yielded chunks become one artifact, sent as they come; the last one is marked
+    `lastChunk` (so each chunk is sent when the next arrives, or when the generator ends)."""
+    await task._status(TaskState.WORKING)
+    artifact_id = ""
+    previous: Content = None
+    count = 0
+    async for chunk in chunks:
+        if isinstance(chunk, Message):
+            raise InvalidAgentResponseError("An agent generator yields content, not messages")
+        if count:
+            artifact_id = await task.artifact(previous, artifact_id=artifact_id, append=count > 1)
+        previous, count = chunk, count + 1
+    if count:
+        await task.artifact(previous, artifact_id=artifact_id, append=count > 1, last_chunk=True)
+    await task._status(TaskState.COMPLETED)
+
+
+class Agent:
+    """An A2A agent made of skill functions, and the card that describes it."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        description: str = "",
+        version: str = "1.0.0",
+        streaming: bool = True,
+        push_notifications: bool = False,
+        input_modes: Sequence[str] = ("text/plain",),
+        output_modes: Sequence[str] = ("text/plain",),
+        provider: AgentProvider | None = None,
+        documentation_url: str | None = None,
+        extensions: Sequence[AgentExtension] = (),
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.version = version
+        self.capabilities = AgentCapabilities(
+            streaming=streaming,
+            push_notifications=push_notifications,
+            extensions=tuple(extensions),
+        )
+        self.input_modes = tuple(input_modes)
+        self.output_modes = tuple(output_modes)
+        self.provider = provider
+        self.documentation_url = documentation_url
+        self.skills: list[AgentSkill] = []
+        self._functions: dict[str, AgentFunction] = {}
+
+    def skill(
+        self,
+        id: str | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        tags: Sequence[str] = (),
+        examples: Sequence[str] = (),
+    ) -> Callable[[AgentFunction], AgentFunction]:
+        """Register a function as a skill (the first one registered is the default)."""
+
+        def register(function: AgentFunction) -> AgentFunction:
+            skill_id = id or function.__name__
+            doc = inspect.getdoc(function) or ""
+            self.skills.append(
+                AgentSkill(
+                    id=skill_id,
+                    name=name or skill_id.replace("_", " ").title(),
+                    description=description if description is not None else doc,
+                    tags=tuple(tags),
+                    examples=tuple(examples),
+                )
+            )
+            self._functions[skill_id] = function
+            return function
+
+        return register
+
+    def route(self, context: RequestContext) -> AgentFunction:
+        """The function for a message: the skill its metadata names, else the first."""
+        if not self._functions:
+            raise InvalidAgentResponseError(f"Agent {self.name!r} has no skills")
+        for metadata in (context.message.metadata, context.metadata):
+            wanted = (metadata or {}).get(SKILL_METADATA_KEY)
+            if isinstance(wanted, str) and wanted in self._functions:
+                return self._functions[wanted]
+        return next(iter(self._functions.values()))
+
+    def executor(self) -> FunctionExecutor:
+        return FunctionExecutor(self.route)
+
+    def card(
+        self, url: str, *, bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"), **changes: Any
+    ) -> AgentCard:
+        """The agent card for an agent served at `url`: every binding in 1.0, then 0.3."""
+        interfaces = tuple(
+            AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
+            for version in ("1.0", "0.3")
+            for binding in bindings
+        )
+        card = AgentCard(
+            name=self.name,
+            description=self.description,
+            version=self.version,
+            supported_interfaces=interfaces,
+            capabilities=self.capabilities,
+            default_input_modes=self.input_modes,
+            default_output_modes=self.output_modes,
+            skills=tuple(self.skills),
+            provider=self.provider,
+            documentation_url=self.documentation_url,
+        )
+        return replace(card, **changes) if changes else card

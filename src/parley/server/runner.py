@@ -1,0 +1,337 @@
+"""The task runner: runs the agent for each user message, folds every event it emits
+into the task, commits it, and fans it out, in that order (DESIGN 4: acknowledged
+means durable).
+
+Theory of operation. Each task being worked on has a `LiveTask`: a lock that orders
+its events, the latest snapshot and store version, the agent's asyncio task, and a
+`settled` event that a blocking send waits on. `emit` runs under the lock: fold
+(`protocol.folding`, which enforces the lifecycle) -> `store.save` (versioned) ->
+`broker.publish`. A new task is created lazily, at the agent's first event, so an
+agent may answer with a direct Message and leave no task behind — except for a
+non-blocking send, which must return the created task at once. Every agent run is
+owned by the runner (`shutdown` cancels and awaits them); a run that ends while its
+task is still active fails the task, so no stream or blocking send waits forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from msgspec.structs import replace
+
+from parley.model import (
+    Message,
+    Role,
+    SendMessageRequest,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from parley.protocol import folding, lifecycle
+from parley.protocol.errors import A2AError, InvalidAgentResponseError, TaskNotCancelableError
+from parley.server.broker import Broker, Subscription, TaskKey
+from parley.server.context import CallContext
+from parley.server.execution import AgentExecutor, RequestContext
+from parley.server.stores.base import StoredTask, TaskStore
+
+log = logging.getLogger("parley.server")
+
+
+def utc_now() -> datetime:
+    """Now, in UTC, to the millisecond (the precision the wire uses)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(eq=False)
+class LiveTask:
+    """The in-process state of a task that has a run or a subscriber."""
+
+    key: TaskKey
+    context_id: str
+    task: Task | None = None
+    version: int = 0
+    reply: Message | None = None
+    run: asyncio.Task[None] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
+    users: int = 0
+    cancelling: bool = False
+    pending: Task | None = None
+    """A new task not yet created: created at the agent's first task event."""
+
+
+class _Sink:
+    """The EventSink an executor gets: every emit goes through the runner."""
+
+    def __init__(self, runner: TaskRunner, live: LiveTask) -> None:
+        self._runner = runner
+        self._live = live
+
+    async def emit(self, event: StreamEvent) -> None:
+        await self._runner.emit(self._live, event)
+
+
+class TaskRunner:
+    """Owns every agent run and the live state of the tasks being worked on."""
+
+    def __init__(
+        self,
+        executor: AgentExecutor,
+        store: TaskStore,
+        broker: Broker,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        ids: Callable[[], str] = new_id,
+    ) -> None:
+        self.executor = executor
+        self.store = store
+        self.broker = broker
+        self.clock = clock
+        self.ids = ids
+        self._live: dict[TaskKey, LiveTask] = {}
+
+    # ----------------------------------------------------------------- live tasks
+
+    def live_count(self) -> int:
+        """Tasks with a run or a subscriber in this process (for tests and metrics)."""
+        return len(self._live)
+
+    def acquire(self, key: TaskKey, context_id: str = "") -> LiveTask:
+        live = self._live.get(key)
+        if live is None:
+            live = self._live[key] = LiveTask(key=key, context_id=context_id)
+        live.users += 1
+        return live
+
+    def release(self, live: LiveTask) -> None:
+        live.users -= 1
+        if live.users <= 0 and (live.run is None or live.run.done()):
+            self._live.pop(live.key, None)
+
+    async def load(self, live: LiveTask, scope: tuple[str, str]) -> StoredTask | None:
+        """Refresh the snapshot from the store (under the lock, by the caller)."""
+        stored = await self.store.get(scope, live.key[2])
+        if stored is not None:
+            live.task, live.version = stored.task, stored.version
+            live.context_id = stored.task.context_id
+        return stored
+
+    # ----------------------------------------------------------------- runs
+
+    async def begin(
+        self, ctx: CallContext, request: SendMessageRequest, live: LiveTask, *, eager: bool
+    ) -> None:
+        """Record the user's message and start the agent on it (the caller holds `live`).
+
+        A follow-up is folded into the existing task now; a new task is either created
+        now (`eager`, for non-blocking sends) or left pending until the agent's first
+        task event.
+        """
+        message = replace(request.message, task_id=live.key[2], context_id=live.context_id)
+        prior: Task | None
+        async with live.lock:
+            live.settled.clear()
+            live.reply = None
+            if live.task is not None:
+                await self._commit(live, folding.apply_event(live.task, message), message)
+                prior = live.task
+            else:
+                live.pending = folding.new_task(
+                    message, task_id=live.key[2], context_id=live.context_id, timestamp=self.clock()
+                )
+                if eager:
+                    await self._create(live)
+                prior = live.task
+        context = RequestContext(
+            message=message,
+            task_id=live.key[2],
+            context_id=live.context_id,
+            call=ctx,
+            task=prior,
+            configuration=request.configuration,
+            metadata=dict(request.metadata) if request.metadata else None,
+        )
+        live.users += 1  # the run holds the live task until it ends
+        live.run = asyncio.get_running_loop().create_task(self._run(live, context))
+
+    async def _run(self, live: LiveTask, context: RequestContext) -> None:
+        try:
+            await self.executor.execute(context, _Sink(self, live))
+        except asyncio.CancelledError:
+            raise
+        except A2AError as exc:
+            await self._fail(live, exc.message)
+        except Exception:
+            log.exception("agent failed on task %s", live.key[2])
+            await self._fail(live, "The agent failed while working on this task")
+        else:
+            await self._finish(live)
+        finally:
+            if not live.cancelling:  # a cancel settles the task itself, once CANCELED
+                live.settled.set()
+            if live.run is asyncio.current_task():
+                live.run = None
+            self.release(live)
+
+    async def _finish(self, live: LiveTask) -> None:
+        """A run that returns with its task still active fails it: nothing waits forever."""
+        task = live.task
+        if task is not None and task.status.state in lifecycle.ACTIVE:
+            await self._fail(live, "The agent stopped without finishing the task")
+        elif task is None and live.reply is None and live.pending is not None:
+            await self._fail(live, "The agent stopped without answering")
+
+    async def _fail(self, live: LiveTask, text: str) -> None:
+        task = live.task or live.pending
+        if task is None or lifecycle.is_terminal(task.status.state):
+            return
+        note = Message(message_id=self.ids(), role=Role.AGENT, parts=(TextPart(text=text),))
+        status = TaskStatus(state=TaskState.FAILED, message=note)
+        with suppress(A2AError):
+            await self.emit(live, TaskStatusUpdateEvent(task_id="", context_id="", status=status))
+
+    async def cancel(self, live: LiveTask) -> Task:
+        """Stop the agent's run if there is one, then move the task to CANCELED."""
+        run = live.run
+        live.cancelling = True
+        try:
+            if run is not None and not run.done():
+                run.cancel()
+                with suppress(asyncio.CancelledError):
+                    await run
+            return await self._cancel_task(live)
+        finally:
+            live.cancelling = False
+            live.settled.set()
+
+    async def _cancel_task(self, live: LiveTask) -> Task:
+        task = live.task
+        if task is None:
+            raise TaskNotCancelableError("The task has not started")
+        context = RequestContext(
+            message=task.history[-1] if task.history else _empty_message(self.ids()),
+            task_id=task.id,
+            context_id=task.context_id,
+            call=CallContext(),
+            task=task,
+        )
+        with suppress(Exception):
+            await self.executor.cancel(context)
+        status = TaskStatus(state=TaskState.CANCELED)
+        try:
+            await self.emit(live, TaskStatusUpdateEvent(task_id="", context_id="", status=status))
+        except InvalidAgentResponseError:
+            raise TaskNotCancelableError(
+                f"Task {task.id} is {live.task.status.state.name if live.task else 'gone'}",
+                metadata={"taskId": task.id},
+            ) from None
+        assert live.task is not None
+        return live.task
+
+    async def shutdown(self) -> None:
+        """Cancel every run and wait for them (app shutdown)."""
+        runs = [live.run for live in self._live.values() if live.run and not live.run.done()]
+        for run in runs:
+            run.cancel()
+        for run in runs:
+            with suppress(asyncio.CancelledError, Exception):
+                await run
+
+    # ----------------------------------------------------------------- events
+
+    async def emit(self, live: LiveTask, event: StreamEvent) -> None:
+        """Fold, commit, publish. Raises A2AError for an event that does not fit."""
+        async with live.lock:
+            if isinstance(event, Message) and live.task is None:
+                self._reply(live, event)
+                return
+            if live.task is None:
+                await self._create(live, event if isinstance(event, Task) else None)
+                if isinstance(event, Task):
+                    return
+            elif isinstance(event, Task):
+                raise InvalidAgentResponseError("A task snapshot may only start a task")
+            event = self._stamp(live, event)
+            assert live.task is not None
+            assert not isinstance(event, Task)
+            await self._commit(live, folding.apply_event(live.task, event), event)
+
+    def _reply(self, live: LiveTask, message: Message) -> None:
+        if live.reply is not None:
+            raise InvalidAgentResponseError("An agent answers with one direct message")
+        live.reply = replace(message, context_id=message.context_id or live.context_id)
+        live.pending = None
+        self.broker.publish(live.key, live.reply, final=True)
+        live.settled.set()
+
+    async def _create(self, live: LiveTask, snapshot: Task | None = None) -> None:
+        task = live.pending
+        if task is None:
+            raise InvalidAgentResponseError("No task to create")
+        if snapshot is not None:
+            if snapshot.id not in ("", task.id) or snapshot.context_id not in ("", task.context_id):
+                raise InvalidAgentResponseError("A task snapshot must keep the task's ids")
+            task = replace(
+                task,
+                status=snapshot.status,
+                artifacts=snapshot.artifacts,
+                metadata=snapshot.metadata,
+            )
+        stored = await self.store.create(live.key[:2], task)
+        live.task, live.version, live.pending = stored.task, stored.version, None
+        self.broker.publish(live.key, stored.task)
+
+    def _stamp(self, live: LiveTask, event: StreamEvent) -> StreamEvent:
+        """Fill in the ids an agent may leave empty, and the status time."""
+        if isinstance(event, TaskStatusUpdateEvent):
+            status = event.status
+            if status.timestamp is None:
+                status = replace(status, timestamp=self.clock())
+            return replace(
+                event,
+                task_id=event.task_id or live.key[2],
+                context_id=event.context_id or live.context_id,
+                status=status,
+            )
+        if isinstance(event, TaskArtifactUpdateEvent):
+            return replace(
+                event,
+                task_id=event.task_id or live.key[2],
+                context_id=event.context_id or live.context_id,
+            )
+        return event
+
+    async def _commit(self, live: LiveTask, task: Task, event: StreamEvent) -> None:
+        assert isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message)
+        stored = await self.store.save(live.key[:2], task, (event,), live.version)
+        live.task, live.version = stored.task, stored.version
+        state = stored.task.status.state
+        if isinstance(event, TaskStatusUpdateEvent):
+            self.broker.publish(live.key, event, final=lifecycle.ends_stream(state))
+            if lifecycle.ends_blocking_send(state):
+                live.settled.set()
+        elif isinstance(event, TaskArtifactUpdateEvent):
+            self.broker.publish(live.key, event)
+
+    def subscribe(self, live: LiveTask) -> Subscription:
+        """A subscription to the task's events from now on (the caller holds the lock)."""
+        return self.broker.subscribe(live.key)
+
+
+def _empty_message(message_id: str) -> Message:
+    return Message(message_id=message_id, role=Role.USER, parts=(TextPart(text=""),))

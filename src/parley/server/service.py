@@ -1,0 +1,308 @@
+"""`AgentService`: the request handler every binding calls — one method per operation,
+binding-agnostic, scoped by the caller's (tenant, caller) before any lookup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from msgspec.structs import replace
+
+from parley.model import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    SendMessageResult,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+)
+from parley.protocol import history, lifecycle, paging, validation
+from parley.protocol.errors import (
+    ExtendedAgentCardNotConfiguredError,
+    TaskNotCancelableError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
+from parley.protocol.operations import Operation, require_capability
+from parley.server.broker import Broker, EventBroker, Subscription
+from parley.server.context import CallContext
+from parley.server.execution import AgentExecutor
+from parley.server.runner import LiveTask, TaskRunner
+from parley.server.stores.base import PushConfigStore, StoredTask, TaskStore
+from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
+
+
+def _not_found(task_id: str) -> TaskNotFoundError:
+    # Missing and forbidden look the same (DESIGN 8, R-ERR-8).
+    return TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
+
+
+class AgentService:
+    """The standard RequestHandler over an executor, a task store and a broker."""
+
+    def __init__(
+        self,
+        executor: AgentExecutor,
+        card: AgentCard,
+        *,
+        store: TaskStore | None = None,
+        push_store: PushConfigStore | None = None,
+        broker: Broker | None = None,
+        extended_card: AgentCard | None = None,
+        max_parts: int = validation.DEFAULT_MAX_PARTS,
+    ) -> None:
+        self._card = card
+        self.store = store if store is not None else InMemoryTaskStore()
+        self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
+        self.broker = broker if broker is not None else EventBroker()
+        self.runner = TaskRunner(executor, self.store, self.broker)
+        self.extended_card = extended_card
+        self.max_parts = max_parts
+
+    @property
+    def card(self) -> AgentCard:
+        return self._card
+
+    async def startup(self) -> None:
+        """Nothing to prepare for the in-memory parts; stores with I/O hook in here."""
+
+    async def shutdown(self) -> None:
+        await self.runner.shutdown()
+
+    # ----------------------------------------------------------------- sending
+
+    async def send_message(
+        self, ctx: CallContext, request: SendMessageRequest
+    ) -> SendMessageResult:
+        self._admit_send(request)
+        configuration = request.configuration
+        immediate = configuration is not None and configuration.return_immediately
+        live, _ = await self._start(ctx, request, eager=immediate or self._has_push(request))
+        try:
+            if not immediate:
+                await live.settled.wait()
+            if live.reply is not None and live.task is None:
+                return live.reply
+            assert live.task is not None
+            return self._shaped(live.task, request)
+        finally:
+            self.runner.release(live)
+
+    async def send_streaming_message(
+        self, ctx: CallContext, request: SendMessageRequest
+    ) -> AsyncIterator[StreamEvent]:
+        require_capability(self._card, Operation.SEND_STREAMING_MESSAGE)
+        self._admit_send(request)
+        live, subscription = await self._start(
+            ctx, request, eager=self._has_push(request), subscribe=True
+        )
+        assert subscription is not None
+        try:
+            if live.task is not None:  # an existing (or eagerly created) task: snapshot first
+                yield self._shaped(live.task, request)
+            async for event in subscription:
+                yield event
+        finally:
+            subscription.close()
+            self.runner.release(live)
+
+    def _admit_send(self, request: SendMessageRequest) -> None:
+        validation.validate_send(request, max_parts=self.max_parts)
+        if self._has_push(request):
+            require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
+
+    @staticmethod
+    def _has_push(request: SendMessageRequest) -> bool:
+        configuration = request.configuration
+        return configuration is not None and configuration.push_notification_config is not None
+
+    async def _start(
+        self, ctx: CallContext, request: SendMessageRequest, *, eager: bool, subscribe: bool = False
+    ) -> tuple[LiveTask, Subscription | None]:
+        message = request.message
+        if message.task_id:
+            live = await self._follow_up(ctx, message)
+        else:
+            task_id = self.runner.ids()
+            context_id = message.context_id or self.runner.ids()
+            live = self.runner.acquire((*ctx.scope, task_id), context_id)
+        subscription = self.runner.subscribe(live) if subscribe else None
+        try:
+            await self.runner.begin(ctx, request, live, eager=eager)
+            if self._has_push(request) and live.task is not None:
+                await self._put_push(ctx, request, live.task.id)
+        except BaseException:
+            if subscription is not None:
+                subscription.close()
+            self.runner.release(live)
+            raise
+        return live, subscription
+
+    async def _follow_up(self, ctx: CallContext, message: Message) -> LiveTask:
+        live = self.runner.acquire((*ctx.scope, message.task_id))
+        try:
+            if live.run is not None and not live.run.done():
+                await asyncio.wait({live.run})  # one run at a time per task
+            async with live.lock:
+                stored = await self.runner.load(live, ctx.scope)
+            if stored is None:
+                raise _not_found(message.task_id)
+            validation.check_follow_up(stored.task, message)
+        except BaseException:
+            self.runner.release(live)
+            raise
+        return live
+
+    async def _put_push(self, ctx: CallContext, request: SendMessageRequest, task_id: str) -> None:
+        assert request.configuration is not None
+        config = request.configuration.push_notification_config
+        assert config is not None
+        await self.push_store.put(
+            ctx.scope, replace(config, task_id=task_id, id=config.id or task_id)
+        )
+
+    @staticmethod
+    def _shaped(task: Task, request: SendMessageRequest) -> Task:
+        configuration = request.configuration
+        length = configuration.history_length if configuration else None
+        return history.trim_history(task, length, field="configuration.historyLength")
+
+    # ----------------------------------------------------------------- tasks
+
+    async def _stored(self, ctx: CallContext, task_id: str) -> StoredTask:
+        stored = await self.store.get(ctx.scope, task_id)
+        if stored is None:
+            raise _not_found(task_id)
+        return stored
+
+    async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
+        validation.validate_get(request)
+        stored = await self._stored(ctx, request.id)
+        return history.trim_history(stored.task, request.history_length)
+
+    async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
+        validation.validate_list(request)
+        size = paging.check_page_size(request.page_size)
+        page = await self.store.list(ctx.scope, request, size)
+        tasks = tuple(
+            self._listed(task, request.history_length, bool(request.include_artifacts))
+            for task in page.tasks
+        )
+        return ListTasksResponse(
+            tasks=tasks,
+            next_page_token=page.next_page_token,
+            page_size=size,
+            total_size=page.total_size,
+        )
+
+    @staticmethod
+    def _listed(task: Task, history_length: int | None, include_artifacts: bool) -> Task:
+        task = history.trim_history(task, history_length)
+        return task if include_artifacts else history.without_artifacts(task)
+
+    async def cancel_task(self, ctx: CallContext, request: CancelTaskRequest) -> Task:
+        stored = await self._stored(ctx, request.id)
+        if lifecycle.is_terminal(stored.task.status.state):
+            raise TaskNotCancelableError(
+                f"Task {request.id} is already {stored.task.status.state.name}",
+                metadata={"taskId": request.id},
+            )
+        live = self.runner.acquire((*ctx.scope, request.id), stored.task.context_id)
+        try:
+            if live.task is None:
+                async with live.lock:
+                    await self.runner.load(live, ctx.scope)
+            return await self.runner.cancel(live)
+        finally:
+            self.runner.release(live)
+
+    async def subscribe_to_task(
+        self, ctx: CallContext, request: SubscribeToTaskRequest
+    ) -> AsyncIterator[StreamEvent]:
+        require_capability(self._card, Operation.SUBSCRIBE_TO_TASK)
+        await self._stored(ctx, request.id)
+        live = self.runner.acquire((*ctx.scope, request.id))
+        try:
+            async with live.lock:
+                stored = await self.runner.load(live, ctx.scope)
+                if stored is None:
+                    raise _not_found(request.id)
+                if lifecycle.is_terminal(stored.task.status.state):
+                    raise UnsupportedOperationError(
+                        f"Task {request.id} is {stored.task.status.state.name}: "
+                        "there is nothing to subscribe to",
+                        metadata={"taskId": request.id},
+                    )
+                subscription = self.runner.subscribe(live)
+        except BaseException:
+            self.runner.release(live)
+            raise
+        try:
+            yield stored.task
+            async for event in subscription:
+                yield event
+        finally:
+            subscription.close()
+            self.runner.release(live)
+
+    # ----------------------------------------------------------------- push configs
+
+    async def create_task_push_notification_config(
+        self, ctx: CallContext, request: TaskPushNotificationConfig
+    ) -> TaskPushNotificationConfig:
+        require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
+        validation.validate_push_config(request)
+        await self._stored(ctx, request.task_id)
+        config = replace(request, id=request.id or request.task_id, tenant=ctx.tenant)
+        await self.push_store.put(ctx.scope, config)
+        return config
+
+    async def get_task_push_notification_config(
+        self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
+    ) -> TaskPushNotificationConfig:
+        require_capability(self._card, Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
+        await self._stored(ctx, request.task_id)
+        config = await self.push_store.get(ctx.scope, request.task_id, request.id)
+        if config is None:
+            raise TaskNotFoundError(
+                f"Push notification config {request.id} of task {request.task_id} not found",
+                metadata={"taskId": request.task_id, "configId": request.id},
+            )
+        return config
+
+    async def list_task_push_notification_configs(
+        self, ctx: CallContext, request: ListTaskPushNotificationConfigsRequest
+    ) -> ListTaskPushNotificationConfigsResponse:
+        require_capability(self._card, Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
+        await self._stored(ctx, request.task_id)
+        configs = await self.push_store.list(ctx.scope, request.task_id)
+        return ListTaskPushNotificationConfigsResponse(configs=configs)
+
+    async def delete_task_push_notification_config(
+        self, ctx: CallContext, request: DeleteTaskPushNotificationConfigRequest
+    ) -> None:
+        require_capability(self._card, Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
+        await self._stored(ctx, request.task_id)
+        await self.push_store.delete(ctx.scope, request.task_id, request.id)
+
+    # ----------------------------------------------------------------- cards
+
+    async def get_extended_agent_card(
+        self, ctx: CallContext, request: GetExtendedAgentCardRequest
+    ) -> AgentCard:
+        require_capability(self._card, Operation.GET_EXTENDED_AGENT_CARD)
+        if self.extended_card is None:
+            raise ExtendedAgentCardNotConfiguredError()
+        return self.extended_card
