@@ -130,6 +130,10 @@ class FunctionExecutor:
 
 
 async def _finish(task: TaskContext, result: Any) -> None:
+    if task.finished:
+        if result is not None:
+            raise InvalidAgentResponseError("The task was already finished: nothing to return")
+        return
     if isinstance(result, Message):
         if task.task is None:
             await task._sink.emit(result)  # a direct reply: no task
@@ -156,7 +160,8 @@ async def _stream(task: TaskContext, chunks: AsyncIterator[Any]) -> None:
         previous, count = chunk, count + 1
     if count:
         await task.artifact(previous, artifact_id=artifact_id, append=count > 1, last_chunk=True)
-    await task._status(TaskState.COMPLETED)
+    if not task.finished:
+        await task._status(TaskState.COMPLETED)
 
 
 class Agent:

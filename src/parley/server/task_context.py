@@ -26,6 +26,7 @@ from parley.model import (
     TextPart,
     UrlPart,
 )
+from parley.protocol import lifecycle
 from parley.server.context import Caller
 from parley.server.execution import EventSink, RequestContext
 
@@ -84,6 +85,8 @@ class TaskContext:
         self._sink = sink
         self._on_pause = on_pause
         self._reply: asyncio.Future[Message] | None = None
+        self.finished = False
+        """True once the task reached a terminal state (then returning adds nothing)."""
         self.message = request.message
 
     # --- what came in --------------------------------------------------------------
@@ -179,6 +182,10 @@ class TaskContext:
         """Ask for authorization: the task goes AUTH_REQUIRED; returns the next message."""
         return await self._interrupt(TaskState.AUTH_REQUIRED, content)
 
+    async def complete(self, content: Content = None) -> None:
+        """End the task COMPLETED now, with an optional status message."""
+        await self._status(TaskState.COMPLETED, content)
+
     def reject(self, reason: str = "The agent declined this task") -> NoReturn:
         raise Rejected(reason)
 
@@ -204,6 +211,7 @@ class TaskContext:
                 status=TaskStatus(state=state, message=note),
             )
         )
+        self.finished = lifecycle.is_terminal(state)
 
     async def _interrupt(self, state: TaskState, content: Content) -> Message:
         self._reply = asyncio.get_running_loop().create_future()

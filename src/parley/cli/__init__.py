@@ -1,0 +1,5 @@
+"""The `parley` command."""
+
+from parley.cli.main import main
+
+__all__ = ["main"]
