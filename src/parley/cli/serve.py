@@ -8,7 +8,7 @@ import importlib
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from parley.asgi import build_app
 from parley.server.agent import Agent
@@ -39,7 +39,8 @@ def add_serve_command(commands: Any) -> None:
         "--card",
         choices=["hybrid", "v1"],
         default="hybrid",
-        help="card shape: 1.0 card with 0.3 fields (hybrid, default) or pure 1.0 (v1)",
+        help="card shape: the current card plus the legacy members older clients read "
+        "(hybrid, default), or the current card only (v1)",
     )
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     serve.set_defaults(run=run_serve)
@@ -61,7 +62,7 @@ def load_target(spec: str) -> Any:
         raise SystemExit(f"parley serve: {module_name!r} has no {attribute!r}") from None
 
 
-def make_app(target: Any, url: str, card_mode: str) -> Any:
+def make_app(target: Any, url: str, card_mode: Literal["hybrid", "v1"]) -> Any:
     """An ASGI app for an Agent, an AgentService (or any RequestHandler), or an app."""
     if isinstance(target, Agent):
         target = AgentService(target.executor(), target.card(url))

@@ -35,6 +35,7 @@ from parley.model import (
     TaskState,
 )
 from parley.protocol.errors import InvalidAgentResponseError
+from parley.protocol.negotiation import Version
 from parley.server.execution import EventSink, RequestContext
 from parley.server.task_context import Content, Failed, Rejected, TaskContext
 
@@ -172,7 +173,7 @@ class Agent:
         name: str,
         *,
         description: str = "",
-        version: str = "1.0.0",
+        version: str = "0.1.0",
         streaming: bool = True,
         push_notifications: bool = False,
         input_modes: Sequence[str] = ("text/plain",),
@@ -242,8 +243,8 @@ class Agent:
     ) -> AgentCard:
         """The agent card for an agent served at `url`: every binding in 1.0, then 0.3."""
         interfaces = tuple(
-            AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
-            for version in ("1.0", "0.3")
+            AgentInterface(url=url, protocol_binding=binding, protocol_version=version.value)
+            for version in (Version.V1_0, Version.V0_3)
             for binding in bindings
         )
         card = AgentCard(

@@ -8,11 +8,12 @@ from typing import Any
 from parley.protocol.negotiation import Version
 from parley.wire.codec import Codec
 from parley.wire.v0_3.json import CODEC as JSONRPC_V0_3
+from parley.wire.v0_3.rest import CODEC as REST_V0_3
 from parley.wire.v1_0.json import CODEC as JSON_V1_0
 
 JSONRPC: Mapping[Version, Codec[Any]] = {Version.V1_0: JSON_V1_0, Version.V0_3: JSONRPC_V0_3}
 """JSON-RPC `params`/`result` and SSE `result`s."""
 
-REST: Mapping[Version, Codec[Any]] = {Version.V1_0: JSON_V1_0, Version.V0_3: JSONRPC_V0_3}
+REST: Mapping[Version, Codec[Any]] = {Version.V1_0: JSON_V1_0, Version.V0_3: REST_V0_3}
 """HTTP+JSON bodies. 1.0 REST is the same ProtoJSON as 1.0 JSON-RPC; 0.3 REST is ProtoJSON
-of the 0.3 proto (placeholder: the JSON-RPC form until the 0.3 REST codec lands)."""
+of the 0.3 proto (`a2a.v1`), with path and query parameters merged into the payload."""
