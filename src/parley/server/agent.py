@@ -37,7 +37,7 @@ from parley.model import (
 from parley.protocol.errors import InvalidAgentResponseError
 from parley.protocol.negotiation import Version
 from parley.server.execution import EventSink, RequestContext
-from parley.server.task_context import Content, Failed, Rejected, TaskContext
+from parley.server.task_context import Failed, Rejected, TaskContext
 
 AgentFunction: TypeAlias = Callable[[TaskContext], Any]
 """`(task) -> Content | Message`, sync or async, or an async generator of Content."""
@@ -136,7 +136,7 @@ async def _finish(task: TaskContext, result: Any) -> None:
             raise InvalidAgentResponseError("The task was already finished: nothing to return")
         return
     if isinstance(result, Message):
-        if task.task is None:
+        if task.task is None and not task.acted:
             await task._sink.emit(result)  # a direct reply: no task
             return
         await task._status(TaskState.COMPLETED, result.parts)
@@ -148,21 +148,42 @@ async def _finish(task: TaskContext, result: Any) -> None:
 
 async def _stream(task: TaskContext, chunks: AsyncIterator[Any]) -> None:
     """Yielded chunks become one artifact, sent as they come; the last one is marked
-    `lastChunk` (so each chunk is sent when the next arrives, or when the generator ends)."""
+    `lastChunk` (so each chunk is sent when the next arrives, when the generator ends,
+    or just before the function changes the task's status itself)."""
+    held = _HeldChunk(task)
     await task._status(TaskState.WORKING)
-    artifact_id = ""
-    previous: Content = None
-    count = 0
-    async for chunk in chunks:
-        if isinstance(chunk, Message):
-            raise InvalidAgentResponseError("An agent generator yields content, not messages")
-        if count:
-            artifact_id = await task.artifact(previous, artifact_id=artifact_id, append=count > 1)
-        previous, count = chunk, count + 1
-    if count:
-        await task.artifact(previous, artifact_id=artifact_id, append=count > 1, last_chunk=True)
+    task.before_status = held.flush
+    try:
+        async for chunk in chunks:
+            if isinstance(chunk, Message):
+                raise InvalidAgentResponseError("An agent generator yields content, not messages")
+            await held.flush(last=False)
+            held.chunk, held.present = chunk, True
+        await held.flush(last=True)
+    finally:
+        task.before_status = None
     if not task.finished:
         await task._status(TaskState.COMPLETED)
+
+
+class _HeldChunk:
+    """The chunk a streaming function yielded last, not sent yet."""
+
+    def __init__(self, task: TaskContext) -> None:
+        self.task = task
+        self.chunk: Any = None
+        self.present = False
+        self.artifact_id = ""
+        self.sent = 0
+
+    async def flush(self, last: bool) -> None:
+        if not self.present:
+            return
+        self.present = False
+        self.artifact_id = await self.task.artifact(
+            self.chunk, artifact_id=self.artifact_id, append=self.sent > 0, last_chunk=last
+        )
+        self.sent += 1
 
 
 class Agent:

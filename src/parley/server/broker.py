@@ -36,6 +36,7 @@ class Subscription:
         self._buffer: deque[object] = deque()
         self._limit = buffer_size
         self._ready = asyncio.Event()
+        self._ended = False
         self.dropped = False
 
     def _offer(self, item: object) -> bool:
@@ -54,11 +55,14 @@ class Subscription:
         return self
 
     async def __anext__(self) -> StreamEvent:
+        if self._ended:
+            raise StopAsyncIteration
         while not self._buffer:
             self._ready.clear()
             await self._ready.wait()
         item = self._buffer.popleft()
         if item is _CLOSED:
+            self._ended = True
             self.close()
             if self.dropped:
                 raise InternalError(

@@ -68,6 +68,8 @@ class LiveTask:
     reply: Message | None = None
     run: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by a follow-up from its checks until its run has started."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
     users: int = 0
     cancelling: bool = False
@@ -167,7 +169,17 @@ class TaskRunner:
             metadata=dict(request.metadata) if request.metadata else None,
         )
         live.users += 1  # the run holds the live task until it ends
-        live.run = asyncio.get_running_loop().create_task(self._run(live, context))
+        run = asyncio.get_running_loop().create_task(self._run(live, context))
+        run.add_done_callback(lambda finished: self._after_run(live, finished))
+        live.run = run
+
+    def _after_run(self, live: LiveTask, run: asyncio.Task[None]) -> None:
+        """Runs even for a run cancelled before it started: nothing is left behind."""
+        if not live.cancelling:  # a cancel settles the task itself, once CANCELED
+            live.settled.set()
+        if live.run is run:
+            live.run = None
+        self.release(live)
 
     async def _run(self, live: LiveTask, context: RequestContext) -> None:
         try:
@@ -181,12 +193,6 @@ class TaskRunner:
             await self._fail(live, "The agent failed while working on this task")
         else:
             await self._finish(live)
-        finally:
-            if not live.cancelling:  # a cancel settles the task itself, once CANCELED
-                live.settled.set()
-            if live.run is asyncio.current_task():
-                live.run = None
-            self.release(live)
 
     async def _finish(self, live: LiveTask) -> None:
         """A run that returns with its task still active fails it: nothing waits forever."""
@@ -200,7 +206,13 @@ class TaskRunner:
         task = live.task or live.pending
         if task is None or lifecycle.is_terminal(task.status.state):
             return
-        note = Message(message_id=self.ids(), role=Role.AGENT, parts=(TextPart(text=text),))
+        note = Message(
+            message_id=self.ids(),
+            role=Role.AGENT,
+            parts=(TextPart(text=text),),
+            task_id=task.id,
+            context_id=task.context_id,
+        )
         status = TaskStatus(state=TaskState.FAILED, message=note)
         with suppress(A2AError):
             await self.emit(live, TaskStatusUpdateEvent(task_id="", context_id="", status=status))
@@ -248,9 +260,9 @@ class TaskRunner:
         runs = [live.run for live in self._live.values() if live.run and not live.run.done()]
         for run in runs:
             run.cancel()
-        for run in runs:
-            with suppress(asyncio.CancelledError, Exception):
-                await run
+        if runs:
+            await asyncio.wait(runs)
+            await asyncio.sleep(0)  # let the runs' done callbacks release their tasks
 
     # ----------------------------------------------------------------- events
 
@@ -260,6 +272,15 @@ class TaskRunner:
             if isinstance(event, Message) and live.task is None:
                 self._reply(live, event)
                 return
+            if isinstance(event, Message) and _untouched(live.task):
+                # A direct answer to a task created up front (non-blocking send):
+                # it becomes the task's result.
+                answer = replace(event, task_id=live.key[2], context_id=live.context_id)
+                event = TaskStatusUpdateEvent(
+                    task_id="",
+                    context_id="",
+                    status=TaskStatus(state=TaskState.COMPLETED, message=answer),
+                )
             if live.task is None:
                 await self._create(live, event if isinstance(event, Task) else None)
                 if isinstance(event, Task):
@@ -286,15 +307,18 @@ class TaskRunner:
         if snapshot is not None:
             if snapshot.id not in ("", task.id) or snapshot.context_id not in ("", task.context_id):
                 raise InvalidAgentResponseError("A task snapshot must keep the task's ids")
+            status = snapshot.status
+            if status.timestamp is None:
+                status = replace(status, timestamp=self.clock())
             task = replace(
-                task,
-                status=snapshot.status,
-                artifacts=snapshot.artifacts,
-                metadata=snapshot.metadata,
+                task, status=status, artifacts=snapshot.artifacts, metadata=snapshot.metadata
             )
         stored = await self.store.create(live.key[:2], task)
         live.task, live.version, live.pending = stored.task, stored.version, None
-        self.broker.publish(live.key, stored.task)
+        state = stored.task.status.state
+        self.broker.publish(live.key, stored.task, final=lifecycle.ends_stream(state))
+        if lifecycle.ends_blocking_send(state):
+            live.settled.set()
 
     def _stamp(self, live: LiveTask, event: StreamEvent) -> StreamEvent:
         """Fill in the ids an agent may leave empty, and the status time."""
@@ -331,6 +355,11 @@ class TaskRunner:
     def subscribe(self, live: LiveTask) -> Subscription:
         """A subscription to the task's events from now on (the caller holds the lock)."""
         return self.broker.subscribe(live.key)
+
+
+def _untouched(task: Task | None) -> bool:
+    """A task the agent has not acted on yet (created up front, still SUBMITTED)."""
+    return task is not None and task.status.state is TaskState.SUBMITTED and not task.artifacts
 
 
 def _empty_message(message_id: str) -> Message:

@@ -31,6 +31,7 @@ from parley.model import (
 from parley.protocol import history, lifecycle, paging, validation
 from parley.protocol.errors import (
     ExtendedAgentCardNotConfiguredError,
+    InternalError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
@@ -80,6 +81,9 @@ class AgentService:
 
     async def shutdown(self) -> None:
         await self.runner.shutdown()
+        close = getattr(self.runner.executor, "aclose", None)
+        if close is not None:
+            await close()
 
     # ----------------------------------------------------------------- sending
 
@@ -95,7 +99,8 @@ class AgentService:
                 await live.settled.wait()
             if live.reply is not None and live.task is None:
                 return live.reply
-            assert live.task is not None
+            if live.task is None:  # the run was stopped (shutdown) before any answer
+                raise InternalError("The agent stopped before answering; try again")
             return self._shaped(live.task, request)
         finally:
             self.runner.release(live)
@@ -110,10 +115,10 @@ class AgentService:
         )
         assert subscription is not None
         try:
-            if live.task is not None:  # an existing (or eagerly created) task: snapshot first
+            if request.message.task_id and live.task is not None:  # a follow-up: snapshot first
                 yield self._shaped(live.task, request)
-            async for event in subscription:
-                yield event
+            async for event in subscription:  # a new task's snapshot comes from the runner
+                yield self._shaped(event, request) if isinstance(event, Task) else event
         finally:
             subscription.close()
             self.runner.release(live)
@@ -148,12 +153,18 @@ class AgentService:
                 subscription.close()
             self.runner.release(live)
             raise
+        finally:
+            if message.task_id and live.turn.locked():
+                live.turn.release()
         return live, subscription
 
     async def _follow_up(self, ctx: CallContext, message: Message) -> LiveTask:
+        """The task's live state, once it is this message's turn (the caller must
+        `begin` and then leave `live.turn`)."""
         live = self.runner.acquire((*ctx.scope, message.task_id))
         try:
-            if live.run is not None and not live.run.done():
+            await live.turn.acquire()  # follow-ups of one task take turns
+            while live.run is not None and not live.run.done():
                 await asyncio.wait({live.run})  # one run at a time per task
             async with live.lock:
                 stored = await self.runner.load(live, ctx.scope)
@@ -161,6 +172,8 @@ class AgentService:
                 raise _not_found(message.task_id)
             validation.check_follow_up(stored.task, message)
         except BaseException:
+            if live.turn.locked():
+                live.turn.release()
             self.runner.release(live)
             raise
         return live

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NoReturn
 
 from parley.model import (
@@ -54,8 +54,9 @@ def to_parts(content: Content) -> tuple[Part, ...]:
         return content.parts
     if isinstance(content, dict):
         return (DataPart(data=content, media_type="application/json"),)
-    if isinstance(content, list) and not all(
-        isinstance(p, TextPart | RawPart | UrlPart | DataPart) for p in content
+    if isinstance(content, list) and (
+        not content
+        or not all(isinstance(p, TextPart | RawPart | UrlPart | DataPart) for p in content)
     ):
         return (DataPart(data=content, media_type="application/json"),)
     return tuple(content)
@@ -87,6 +88,11 @@ class TaskContext:
         self._reply: asyncio.Future[Message] | None = None
         self.finished = False
         """True once the task reached a terminal state (then returning adds nothing)."""
+        self.acted = False
+        """True once this function emitted a task event (so the task exists)."""
+        self.before_status: Callable[[bool], Awaitable[None]] | None = None
+        """Called before a status update (with: does it end the task?) — the streaming
+        driver flushes the chunk it holds back."""
         self.message = request.message
 
     # --- what came in --------------------------------------------------------------
@@ -159,6 +165,7 @@ class TaskContext:
         """Emit an artifact (or a chunk of one); returns its id for further chunks."""
         artifact_id = artifact_id or str(uuid.uuid4())
         parts = to_parts(content)
+        self.acted = True
         if isinstance(content, Artifact):
             artifact = content
         else:
@@ -199,6 +206,9 @@ class TaskContext:
     # --- plumbing used by the executor ------------------------------------------------
 
     async def _status(self, state: TaskState, content: Content = None) -> None:
+        if self.before_status is not None:
+            await self.before_status(lifecycle.is_terminal(state))
+        self.acted = True
         note = (
             agent_message(content, context_id=self.context_id, task_id=self.task_id)
             if content is not None
