@@ -1,0 +1,136 @@
+"""`build_app`: one RequestHandler served over JSON-RPC and HTTP+JSON in every served
+version, with the agent card, a health check and the ASGI lifespan protocol.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import get_args
+from urllib.parse import quote
+
+from parley.asgi.calls import Settings, answer_version, logger, to_a2a_error
+from parley.asgi.card import WELL_KNOWN_PATHS, CardMode, Cards, serve_card
+from parley.asgi.http import Disconnected, Exchange, Receive, Request, Scope, Send
+from parley.asgi.jsonrpc import serve_jsonrpc
+from parley.asgi.rest import serve_rest
+from parley.protocol.errors import MethodNotFoundError
+from parley.protocol.negotiation import Version
+from parley.server.context import AnonymousAuthenticator, Authenticator
+from parley.server.handler import RequestHandler
+from parley.wire.errors import rest_error
+from parley.wire.limits import DEFAULT_LIMITS, Limits
+
+HEALTH_PATH = "/healthz"
+_ANONYMOUS = AnonymousAuthenticator()
+
+
+class A2AApp:
+    """The ASGI application `build_app` returns (http and lifespan scopes)."""
+
+    def __init__(self, settings: Settings, jsonrpc_path: str, cards: Cards) -> None:
+        self.settings = settings
+        self.jsonrpc_path = quote(jsonrpc_path, safe="/:@!$&'()*+,;=~")
+        self.cards = cards
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(Exchange(scope, receive, send, Request.from_scope(scope)))
+        elif kind == "lifespan":
+            await _lifespan(self.settings.handler, receive, send)
+        elif kind == "websocket":
+            await send({"type": "websocket.close", "code": 1000})
+
+    async def _http(self, exchange: Exchange) -> None:
+        """Route; a client that leaves early gets nothing, a bug a bare 500."""
+        try:
+            await self._route(exchange)
+        except Disconnected:
+            return
+        except Exception as exc:
+            error = to_a2a_error(exc, "the ASGI app")
+            if not exchange.started:
+                _, body = rest_error(error, self.settings.served[0])
+                await exchange.respond_json(500, body)
+
+    async def _route(self, exchange: Exchange) -> None:
+        path, method = exchange.request.path, exchange.request.method
+        if path == self.jsonrpc_path:
+            if method == "POST":
+                await serve_jsonrpc(self.settings, exchange)
+            elif method == "GET":  # the 0.3 TCK GETs the card's JSON-RPC `url`
+                await serve_card(self.cards, exchange)
+            else:
+                await self._not_allowed(exchange, ("GET", "POST"))
+        elif path in WELL_KNOWN_PATHS or path == HEALTH_PATH:
+            if method != "GET":
+                await self._not_allowed(exchange, ("GET",))
+            elif path == HEALTH_PATH:
+                await exchange.respond_json(200, {"status": "ok"})
+            else:
+                await serve_card(self.cards, exchange)
+        else:
+            await serve_rest(self.settings, exchange)
+
+    async def _not_allowed(self, exchange: Exchange, allowed: tuple[str, ...]) -> None:
+        error = MethodNotFoundError(f"{exchange.request.method} is not allowed here")
+        _, body = rest_error(error, answer_version(exchange.request, self.settings.served))
+        await exchange.respond_json(405, body, [("Allow", ", ".join(allowed))])
+
+
+async def _hook(handler: RequestHandler, name: str) -> None:
+    """Call the handler's optional `startup` / `shutdown` (sync or async)."""
+    hook = getattr(handler, name, None)
+    if callable(hook):
+        result = hook()
+        if inspect.isawaitable(result):
+            await result
+
+
+async def _lifespan(handler: RequestHandler, receive: Receive, send: Send) -> None:
+    """Accept startup and shutdown, running the handler's hooks; a failing hook is
+    reported as `…failed` (the server then refuses to start or logs it)."""
+    while True:
+        kind = (await receive())["type"]
+        phase = kind.removeprefix("lifespan.")
+        if phase not in ("startup", "shutdown"):
+            continue
+        try:
+            await _hook(handler, phase)
+        except Exception as exc:
+            logger.exception("Lifespan %s failed", phase)
+            await send({"type": f"lifespan.{phase}.failed", "message": repr(exc)})
+            return
+        await send({"type": f"lifespan.{phase}.complete"})
+        if phase == "shutdown":
+            return
+
+
+def build_app(
+    handler: RequestHandler,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    authenticator: Authenticator = _ANONYMOUS,
+    jsonrpc_path: str = "/",
+    card_mode: CardMode = "hybrid",
+    keepalive_seconds: float = 15.0,
+    served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
+) -> A2AApp:
+    """The ASGI app serving `handler`.
+
+    JSON-RPC: POST `jsonrpc_path` (GET there answers the card). HTTP+JSON: every route of
+    the operations table. Card: `/.well-known/agent-card.json` (and `agent.json`), a hybrid
+    1.0 + 0.3 card (`card_mode="hybrid"`) or the pure 1.0 one (`"v1"`). Health:
+    `/healthz`. SSE streams send a comment after `keepalive_seconds` of silence (0: never).
+    `served_versions`: the first is also the format of errors whose version is unknown.
+    """
+    served = tuple(dict.fromkeys(served_versions))
+    if not served:
+        raise ValueError("served_versions must name at least one version")
+    if not jsonrpc_path.startswith("/"):
+        raise ValueError("jsonrpc_path must start with '/'")
+    if card_mode not in get_args(CardMode):
+        raise ValueError(f"card_mode must be one of {get_args(CardMode)}")
+    settings = Settings(handler, limits, authenticator, keepalive_seconds, served)
+    return A2AApp(settings, jsonrpc_path, Cards(handler.card, card_mode))

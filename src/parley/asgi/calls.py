@@ -1,0 +1,130 @@
+"""What both HTTP bindings share around a handler call: the app's settings, version and
+extension negotiation, the CallContext, and turning any failure into a protocol error.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from parley.asgi.http import Request
+from parley.model import Model, StreamEvent
+from parley.protocol.errors import A2AError, InternalError, VersionNotSupportedError
+from parley.protocol.negotiation import (
+    EXTENSIONS_HEADERS,
+    Version,
+    activate_extensions,
+    parse_extensions,
+    parse_version,
+)
+from parley.protocol.operations import OperationSpec
+from parley.server.context import Authenticator, CallContext
+from parley.server.handler import RequestHandler
+from parley.wire.limits import Limits
+
+logger = logging.getLogger("parley.asgi")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything `build_app` was given."""
+
+    handler: RequestHandler
+    limits: Limits
+    authenticator: Authenticator
+    keepalive_seconds: float
+    served: tuple[Version, ...]
+
+
+def to_a2a_error(exc: BaseException, where: str) -> A2AError:
+    """A protocol error as is; anything else is logged and becomes a bare InternalError
+    (the traceback never reaches the client)."""
+    if isinstance(exc, A2AError):
+        return exc
+    logger.error("Unexpected error in %s", where, exc_info=exc)
+    return InternalError()
+
+
+def answer_version(request: Request, served: Sequence[Version]) -> Version:
+    """The version to answer in before the request's own is known: the header's if it is
+    served, else the first served version (a client that sends a header we cannot serve
+    speaks a newer version than 0.3)."""
+    try:
+        return parse_version(request.version_header, served)
+    except VersionNotSupportedError:
+        return served[0]
+
+
+def require_version(request: Request, version: Version, served: Sequence[Version]) -> None:
+    """The request's `A2A-Version` (absent = 0.3) must name `version`, the version its
+    method or route belongs to (REFERENCE §1.2, §1.3)."""
+    asked = parse_version(request.version_header, served)
+    if asked is not version:
+        text = (request.version_header or "").strip()
+        raise VersionNotSupportedError(
+            f"This method belongs to A2A {version.value}, but the request asks for "
+            f"A2A {asked.value} (A2A-Version {text!r})",
+            metadata={"requestedVersion": text[:64] or asked.value},
+        )
+
+
+def requested_extensions(request: Request) -> tuple[str, ...]:
+    """Extension URIs from both header names (a dual server reads both, REFERENCE §1.4)."""
+    values = (request.headers.get(name.lower()) for name in EXTENSIONS_HEADERS.values())
+    return parse_extensions(value for value in values if value)
+
+
+async def call_context(
+    settings: Settings, request: Request, version: Version, decode: Callable[[], Model]
+) -> tuple[CallContext, Model]:
+    """Authenticate and negotiate extensions, then decode the request (a caller without
+    credentials learns nothing about its request's validity) and build the call's context,
+    whose tenant is the decoded request's. Activated extensions: requested and declared
+    by the card (R-EXT-3); a declared `required` one not requested raises
+    ExtensionSupportRequiredError (R-CAP-2)."""
+    try:
+        caller = await settings.authenticator.authenticate(request.headers)
+    except Exception as exc:
+        raise to_a2a_error(exc, "the authenticator") from None
+    requested = requested_extensions(request)
+    activated = activate_extensions(settings.handler.card.capabilities.extensions, requested)
+    model_request = decode()
+    ctx = CallContext(
+        caller=caller,
+        tenant=getattr(model_request, "tenant", ""),
+        version=version,
+        requested_extensions=requested,
+        activated_extensions=activated,
+        headers=request.headers,
+    )
+    return ctx, model_request
+
+
+def echo_headers(ctx: CallContext) -> list[tuple[str, str]]:
+    """The activated extensions, echoed under the version's header name (REFERENCE §1.4)."""
+    if not ctx.activated_extensions:
+        return []
+    return [(EXTENSIONS_HEADERS[ctx.version], ", ".join(ctx.activated_extensions))]
+
+
+async def call_unary(
+    handler: RequestHandler, spec: OperationSpec, ctx: CallContext, request: Model
+) -> Any:
+    """Run a unary operation; any non-protocol failure becomes InternalError."""
+    try:
+        return await getattr(handler, spec.handler_method)(ctx, request)
+    except Exception as exc:
+        raise to_a2a_error(exc, spec.handler_method) from None
+
+
+def open_stream(
+    handler: RequestHandler, spec: OperationSpec, ctx: CallContext, request: Model
+) -> AsyncIterator[StreamEvent]:
+    """The handler's event iterator (nothing runs until its first `__anext__`)."""
+    try:
+        events: AsyncIterator[StreamEvent] = getattr(handler, spec.handler_method)(ctx, request)
+    except Exception as exc:
+        raise to_a2a_error(exc, spec.handler_method) from None
+    return events

@@ -1,0 +1,100 @@
+"""The public agent card at the well-known URLs: a hybrid card for both generations of
+clients by default (REFERENCE §5.9), or a pure card; cached, with ETag revalidation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from parley.asgi.http import Exchange
+from parley.model import AgentCard
+from parley.protocol.errors import VersionNotSupportedError
+from parley.protocol.negotiation import VERSION_HEADER, Version, parse_version
+from parley.wire.codecs import JSONRPC
+from parley.wire.json import dumps
+
+CardMode = Literal["hybrid", "v1"]
+
+WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+"""The card's URI (RFC 8615) and the pre-0.3 one clients may fall back to."""
+
+CACHE_CONTROL = "public, max-age=300"
+
+PRIMARY = Version.V1_0
+"""The version whose card is the body of the hybrid card."""
+LEGACY = Version.V0_3
+"""The version whose top-level members the hybrid card carries as well."""
+_LEGACY_MEMBERS = ("protocolVersion", "url", "preferredTransport", "additionalInterfaces")
+_EXTENDED_FLAG = "supportsAuthenticatedExtendedCard"
+
+
+@dataclass(frozen=True, slots=True)
+class CardBody:
+    """One precomputed card response body and its strong ETag."""
+
+    body: bytes
+    etag: str
+
+    @classmethod
+    def of(cls, value: Any) -> CardBody:
+        body = dumps(value)
+        return cls(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+
+
+def hybrid_card(card: AgentCard) -> dict[str, Any]:
+    """The primary card plus the legacy card's top-level members, its skill `security`
+    lists and its scheme members merged into the same `securitySchemes` entries."""
+    out: dict[str, Any] = JSONRPC[PRIMARY].encode_card(card)
+    legacy: dict[str, Any] = JSONRPC[LEGACY].encode_card(card)
+    out.update({key: legacy[key] for key in _LEGACY_MEMBERS if key in legacy})
+    if legacy.get(_EXTENDED_FLAG) is True:
+        out[_EXTENDED_FLAG] = True
+    if "security" in legacy:
+        out["security"] = legacy["security"]
+    for skill, old in zip(out.get("skills", []), legacy.get("skills", []), strict=False):
+        if "security" in old:
+            skill["security"] = old["security"]
+    schemes: dict[str, Any] = out.get("securitySchemes", {})
+    for name, scheme in legacy.get("securitySchemes", {}).items():
+        schemes[name] = {**schemes.get(name, {}), **scheme}
+    return out
+
+
+class Cards:
+    """Every card body this app can serve, computed once."""
+
+    def __init__(self, card: AgentCard, mode: CardMode) -> None:
+        self.mode = mode
+        self.pure: Mapping[Version, CardBody] = {
+            version: CardBody.of(codec.encode_card(card)) for version, codec in JSONRPC.items()
+        }
+        self.default = CardBody.of(hybrid_card(card)) if mode == "hybrid" else self.pure[PRIMARY]
+
+    def select(self, version_header: str | None) -> CardBody:
+        """`v1` mode: always the pure primary card. Hybrid: a request naming a version
+        (`A2A-Version`) gets that version's pure card, any other the hybrid one."""
+        if self.mode != "hybrid" or not (version_header or "").strip():
+            return self.default
+        try:
+            return self.pure[parse_version(version_header)]
+        except VersionNotSupportedError:
+            return self.default
+
+
+def _matches(if_none_match: str, etag: str) -> bool:
+    """RFC 9110 §13.1.2: weak comparison, `*` matches any current representation."""
+    tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return "*" in tags or etag in tags
+
+
+async def serve_card(cards: Cards, exchange: Exchange) -> None:
+    """GET: 200 with the card, or 304 when `If-None-Match` names its ETag."""
+    chosen = cards.select(exchange.request.version_header)
+    headers = [("Cache-Control", CACHE_CONTROL), ("ETag", chosen.etag), ("Vary", VERSION_HEADER)]
+    if _matches(exchange.request.headers.get("if-none-match", ""), chosen.etag):
+        await exchange.respond(304, headers=headers, content_type=None)
+        return
+    await exchange.respond(200, chosen.body, headers)

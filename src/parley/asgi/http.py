@@ -1,0 +1,140 @@
+"""Plain ASGI plumbing: the scope/receive/send types, one request's parsed head, reading a
+body under the size limit, and sending whole responses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, quote
+
+from parley.protocol.negotiation import VERSION_HEADER
+from parley.wire.json import JSON, dumps, too_large
+from parley.wire.limits import Limits
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+JSON_TYPE = "application/json"
+_PATH_SAFE = "/:@!$&'()*+,;=~"
+
+
+class Disconnected(Exception):  # noqa: N818 (a condition, not an error to report)
+    """The client went away before its request was read: there is no one to answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The head of one HTTP request.
+
+    `path` is the raw (still percent-encoded) path without the app's `root_path`, so a
+    `%2F` inside an id stays inside its segment; `headers` have lower-case names, repeated
+    ones joined with `, ` (RFC 9110 §5.3); `query` keeps repeated keys, in order.
+    """
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    query: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def from_scope(cls, scope: Scope) -> Request:
+        headers: dict[str, str] = {}
+        for raw_name, raw_value in scope.get("headers", ()):
+            name = raw_name.decode("latin-1").lower()
+            value = raw_value.decode("latin-1")
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        query = parse_qsl(
+            scope.get("query_string", b"").decode("latin-1"),
+            keep_blank_values=True,
+            encoding="utf-8",
+            errors="replace",
+        )
+        return cls(scope["method"], _raw_path(scope), headers, tuple(query))
+
+    def parameter(self, name: str) -> str | None:
+        """A service parameter: the header, else the query parameter of that name."""
+        value = self.headers.get(name.lower())
+        if value is None:
+            value = next((v for k, v in self.query if k.lower() == name.lower()), None)
+        return value
+
+    @property
+    def version_header(self) -> str | None:
+        """`A2A-Version`, from the header or the query (REFERENCE §1.2)."""
+        return self.parameter(VERSION_HEADER)
+
+
+def _raw_path(scope: Scope) -> str:
+    """The encoded path without query and root path; rebuilt from `path` if the server
+    gives no `raw_path` (httpx's transport puts the query inside `raw_path`: cut it)."""
+    raw: bytes | None = scope.get("raw_path")
+    if raw:
+        path: str = raw.decode("utf-8", "replace").split("?", 1)[0]
+    else:
+        path = quote(scope.get("path", "/"), safe=_PATH_SAFE)
+    root = quote(scope.get("root_path", ""), safe=_PATH_SAFE)
+    if root and path.startswith(root):
+        path = path[len(root) :] or "/"
+    return path
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One request and the means to answer it; remembers whether the answer has started."""
+
+    scope: Scope
+    receive: Receive
+    raw_send: Send
+    request: Request
+    started: bool = field(default=False)
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.raw_send(message)
+
+    async def read_body(self, limits: Limits) -> bytes:
+        """The whole body; InvalidRequestError past `limits.max_body_bytes` (a too large
+        Content-Length is refused before anything is read); Disconnected if the client
+        leaves."""
+        declared = self.request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limits.max_body_bytes:
+            raise too_large(int(declared), limits)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise Disconnected
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limits.max_body_bytes:
+                raise too_large(size, limits)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def respond(
+        self,
+        status: int,
+        body: bytes = b"",
+        headers: Iterable[tuple[str, str]] = (),
+        content_type: str | None = JSON_TYPE,
+    ) -> None:
+        """A whole response: status, headers (Content-Length added) and body."""
+        head = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+        if content_type is not None:
+            head.append((b"content-type", content_type.encode("latin-1")))
+        if status not in (204, 304):
+            head.append((b"content-length", str(len(body)).encode("latin-1")))
+        await self.send({"type": "http.response.start", "status": status, "headers": head})
+        await self.send({"type": "http.response.body", "body": body, "more_body": False})
+
+    async def respond_json(
+        self, status: int, value: JSON, headers: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        await self.respond(status, dumps(value), headers)

@@ -1,0 +1,82 @@
+"""The JSON-RPC binding: one POST URL for every method of both versions; the method family
+tells the version, which the `A2A-Version` header must confirm (REFERENCE §1.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parley.asgi import streaming
+from parley.asgi.calls import (
+    Settings,
+    answer_version,
+    call_context,
+    call_unary,
+    echo_headers,
+    open_stream,
+    require_version,
+)
+from parley.asgi.http import Exchange
+from parley.model import StreamEvent
+from parley.protocol.errors import A2AError, MethodNotFoundError
+from parley.protocol.negotiation import Version
+from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
+from parley.wire import jsonrpc, sse
+from parley.wire.codecs import JSONRPC
+from parley.wire.json import dumps, loads
+
+
+@dataclass(slots=True)
+class _Reply:
+    """What an error response needs, as it becomes known: the request id and version."""
+
+    id: jsonrpc.RequestId
+    version: Version
+
+
+async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
+    """Answer one POST. Every JSON-RPC response is HTTP 200 with `application/json`;
+    a notification (no `id`) is not executed and gets an empty 204."""
+    reply = _Reply(None, answer_version(exchange.request, settings.served))
+    try:
+        await _serve(settings, exchange, reply)
+    except A2AError as err:
+        await exchange.respond_json(200, jsonrpc.failure(reply.id, err, reply.version))
+
+
+async def _serve(settings: Settings, exchange: Exchange, reply: _Reply) -> None:
+    value = loads(await exchange.read_body(settings.limits), settings.limits)
+    reply.id = jsonrpc.request_id_of(value)
+    call = jsonrpc.parse_request(value)
+    if call.is_notification:
+        await exchange.respond(204, content_type=None)
+        return
+    found = JSONRPC_METHODS.get(call.method)
+    if found is None:
+        raise MethodNotFoundError(
+            f"Method {call.method[:128]!r} not found", metadata={"method": call.method[:128]}
+        )
+    operation, version = found
+    reply.version = version
+    require_version(exchange.request, version, settings.served)
+    spec = OPERATIONS[operation]
+    codec = JSONRPC[version]
+    params = {} if call.params is None else call.params
+    ctx, request = await call_context(
+        settings, exchange.request, version, lambda: codec.decode_request(operation, params)
+    )
+    if not spec.streaming:
+        result = await call_unary(settings.handler, spec, ctx, request)
+        body = jsonrpc.success(call.id, codec.encode_response(operation, result))
+        await exchange.respond_json(200, body, echo_headers(ctx))
+        return
+
+    def event(item: StreamEvent) -> bytes:
+        return sse.encode(dumps(jsonrpc.success(call.id, codec.encode_event(item))))
+
+    def error(err: A2AError) -> bytes:
+        return sse.encode(dumps(jsonrpc.failure(call.id, err, version)))
+
+    events = open_stream(settings.handler, spec, ctx, request)
+    framing = streaming.Framing(event, error)
+    await streaming.stream(exchange, events, framing, settings.keepalive_seconds, echo_headers(ctx))

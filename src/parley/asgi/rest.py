@@ -1,0 +1,194 @@
+"""The HTTP+JSON (REST) binding: a router compiled from the operations table's routes; the
+`A2A-Version` header (absent = 0.3) picks the version, whose routes alone are matched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from parley.asgi import streaming
+from parley.asgi.calls import (
+    Settings,
+    answer_version,
+    call_context,
+    call_unary,
+    echo_headers,
+    open_stream,
+)
+from parley.asgi.http import Exchange, Request
+from parley.model import StreamEvent
+from parley.protocol.errors import (
+    A2AError,
+    InvalidParamsError,
+    MethodNotFoundError,
+    VersionNotSupportedError,
+    invalid_field,
+)
+from parley.protocol.negotiation import VERSION_HEADER, Version, parse_version
+from parley.protocol.operations import OPERATIONS, OperationSpec
+from parley.wire import sse
+from parley.wire.codecs import REST
+from parley.wire.errors import rest_error
+from parley.wire.json import dumps, loads
+
+_PARAMETER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Path:
+    """One path template and the operation behind each of its verbs."""
+
+    template: str
+    pattern: re.Pattern[str]
+    verbs: Mapping[str, OperationSpec]
+
+
+class _WrongVerbError(MethodNotFoundError):
+    """The path exists, with other verbs: HTTP 405, MethodNotFoundError's body (§6.3)."""
+
+    def __init__(self, verb: str, allowed: tuple[str, ...]) -> None:
+        super().__init__(f"{verb} is not allowed here; allowed: {', '.join(allowed)}")
+        self.allowed = allowed
+
+
+def _compile(template: str) -> re.Pattern[str]:
+    """`{name}` is one non-empty path segment, matched still percent-encoded."""
+    pieces: list[str] = []
+    position = 0
+    for match in _PARAMETER.finditer(template):
+        pieces.append(re.escape(template[position : match.start()]))
+        pieces.append(f"(?P<{match.group(1)}>[^/]+)")
+        position = match.end()
+    pieces.append(re.escape(template[position:]))
+    return re.compile("".join(pieces))
+
+
+def _precedence(template: str) -> tuple[int, int]:
+    """A later first parameter, then more literal text, first: `/tasks/{id}:cancel` before
+    `/tasks/{id}`, non-tenant routes before `/{tenant}/…` ones (REFERENCE §3.2)."""
+    first = template.find("{")
+    return (-(len(template) if first < 0 else first), -len(_PARAMETER.sub("", template)))
+
+
+def _router(version: Version) -> tuple[_Path, ...]:
+    verbs: dict[str, dict[str, OperationSpec]] = {}
+    for spec in OPERATIONS.values():
+        binding = spec.bindings.get(version)
+        for route in binding.routes if binding else ():
+            verbs.setdefault(route.path, {})[route.verb] = spec
+    ordered = sorted(verbs, key=_precedence)
+    return tuple(_Path(t, _compile(t), verbs[t]) for t in ordered)
+
+
+ROUTERS: Mapping[Version, tuple[_Path, ...]] = {v: _router(v) for v in Version}
+"""Each version's paths, most specific first."""
+
+
+def _json_name(name: str) -> str:
+    """A path parameter under the model's JSON name: `task_id` → `taskId`."""
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+def find_route(version: Version, verb: str, path: str) -> tuple[OperationSpec, dict[str, str]]:
+    """The operation and decoded path parameters; the first matching path decides.
+    405 (`_WrongVerbError`) for another verb; VersionNotSupportedError if only another
+    version's routes match; MethodNotFoundError (404) otherwise."""
+    for candidate in ROUTERS[version]:
+        match = candidate.pattern.fullmatch(path)
+        if match is None:
+            continue
+        spec = candidate.verbs.get(verb)
+        if spec is None:
+            raise _WrongVerbError(verb, tuple(candidate.verbs))
+        return spec, {_json_name(k): unquote(v) for k, v in match.groupdict().items()}
+    for other, paths in ROUTERS.items():
+        if other is not version and any(p.pattern.fullmatch(path) for p in paths):
+            raise VersionNotSupportedError(
+                f"{path[:200]} is a route of A2A {other.value}; this request is "
+                f"A2A {version.value} (set the A2A-Version header)",
+                metadata={"requestedVersion": version.value},
+            )
+    raise MethodNotFoundError(f"No operation at {verb} {path[:200]}")
+
+
+def _query(request: Request) -> dict[str, Any]:
+    """Query parameters by their (camelCase) names; a repeated key becomes a list."""
+    out: dict[str, Any] = {}
+    for key, value in request.query:
+        if key.lower() == VERSION_HEADER.lower():
+            continue
+        if key in out:
+            known = out[key]
+            out[key] = [*known, value] if isinstance(known, list) else [known, value]
+        else:
+            out[key] = value
+    return out
+
+
+async def _payload(
+    settings: Settings, exchange: Exchange, parameters: dict[str, str]
+) -> dict[str, Any]:
+    """Query, then the POST body (an object; empty is `{}`), then the path parameters,
+    which a body or query value may repeat but not contradict."""
+    payload = _query(exchange.request)
+    if exchange.request.method == "POST":
+        raw = await exchange.read_body(settings.limits)
+        body = loads(raw, settings.limits) if raw.strip() else {}
+        if not isinstance(body, dict):
+            raise InvalidParamsError("The request body must be a JSON object")
+        payload.update(body)
+    for key, value in parameters.items():
+        given = payload.get(key)
+        if given not in (None, "", value):
+            raise invalid_field(key, f"contradicts the path ({value!r})")
+        payload[key] = value
+    return payload
+
+
+async def serve_rest(settings: Settings, exchange: Exchange) -> None:
+    """Answer one request on any path that is not the JSON-RPC URL, a card or health."""
+    version = answer_version(exchange.request, settings.served)
+    try:
+        version = parse_version(exchange.request.version_header, settings.served)
+        await _serve(settings, exchange, version)
+    except _WrongVerbError as err:
+        _, body = rest_error(err, version)
+        await exchange.respond_json(405, body, [("Allow", ", ".join(err.allowed))])
+    except A2AError as err:
+        status, body = rest_error(err, version)
+        await exchange.respond_json(status, body)
+
+
+async def _serve(settings: Settings, exchange: Exchange, version: Version) -> None:
+    request = exchange.request
+    spec, parameters = find_route(version, request.method, request.path)
+    codec = REST[version]
+    payload = await _payload(settings, exchange, parameters)
+    ctx, model_request = await call_context(
+        settings, request, version, lambda: codec.decode_request(spec.operation, payload)
+    )
+    if not spec.streaming:
+        result = await call_unary(settings.handler, spec, ctx, model_request)
+        body = codec.encode_response(spec.operation, result)
+        await exchange.respond_json(200, body, echo_headers(ctx))
+        return
+
+    def event(item: StreamEvent) -> bytes:
+        return sse.encode(dumps(codec.encode_event(item)))
+
+    def error(err: A2AError) -> bytes:
+        return sse.encode(dumps(rest_error(err, version)[1]), event="error")
+
+    events = open_stream(settings.handler, spec, ctx, model_request)
+    await streaming.stream(
+        exchange,
+        events,
+        streaming.Framing(event, error),
+        settings.keepalive_seconds,
+        echo_headers(ctx),
+    )
