@@ -13,6 +13,7 @@ from parley.asgi.http import Exchange
 from parley.model import AgentCard
 from parley.protocol.errors import VersionNotSupportedError
 from parley.protocol.negotiation import VERSION_HEADER, Version, parse_version
+from parley.wire.cards import PRIMARY, hybrid_card
 from parley.wire.codecs import JSONRPC
 from parley.wire.json import dumps
 
@@ -22,13 +23,6 @@ WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """The card's URI (RFC 8615) and the pre-0.3 one clients may fall back to."""
 
 CACHE_CONTROL = "public, max-age=300"
-
-PRIMARY = Version.V1_0
-"""The version whose card is the body of the hybrid card."""
-LEGACY = Version.V0_3
-"""The version whose top-level members the hybrid card carries as well."""
-_LEGACY_MEMBERS = ("protocolVersion", "url", "preferredTransport", "additionalInterfaces")
-_EXTENDED_FLAG = "supportsAuthenticatedExtendedCard"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,25 +36,6 @@ class CardBody:
     def of(cls, value: Any) -> CardBody:
         body = dumps(value)
         return cls(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
-
-
-def hybrid_card(card: AgentCard) -> dict[str, Any]:
-    """The primary card plus the legacy card's top-level members, its skill `security`
-    lists and its scheme members merged into the same `securitySchemes` entries."""
-    out: dict[str, Any] = JSONRPC[PRIMARY].encode_card(card)
-    legacy: dict[str, Any] = JSONRPC[LEGACY].encode_card(card)
-    out.update({key: legacy[key] for key in _LEGACY_MEMBERS if key in legacy})
-    if legacy.get(_EXTENDED_FLAG) is True:
-        out[_EXTENDED_FLAG] = True
-    if "security" in legacy:
-        out["security"] = legacy["security"]
-    for skill, old in zip(out.get("skills", []), legacy.get("skills", []), strict=False):
-        if "security" in old:
-            skill["security"] = old["security"]
-    schemes: dict[str, Any] = out.get("securitySchemes", {})
-    for name, scheme in legacy.get("securitySchemes", {}).items():
-        schemes[name] = {**schemes.get(name, {}), **scheme}
-    return out
 
 
 class Cards:
