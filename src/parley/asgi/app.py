@@ -75,8 +75,9 @@ class A2AApp:
 
     async def _not_allowed(self, exchange: Exchange, allowed: tuple[str, ...]) -> None:
         error = MethodNotFoundError(f"{exchange.request.method} is not allowed here")
-        _, body = rest_error(error, answer_version(exchange.request, self.settings.served))
-        await exchange.respond_json(405, body, [("Allow", ", ".join(allowed))])
+        version = answer_version(exchange.request, self.settings.served)
+        status, body = rest_error(error, version, http_status=405)
+        await exchange.respond_json(status, body, [("Allow", ", ".join(allowed))])
 
 
 async def _hook(handler: RequestHandler, name: str) -> None:

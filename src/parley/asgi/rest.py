@@ -157,8 +157,8 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
         version = parse_version(exchange.request.version_header, settings.served)
         await _serve(settings, exchange, version)
     except _WrongVerbError as err:
-        _, body = rest_error(err, version)
-        await exchange.respond_json(405, body, [("Allow", ", ".join(err.allowed))])
+        status, body = rest_error(err, version, http_status=405)
+        await exchange.respond_json(status, body, [("Allow", ", ".join(err.allowed))])
     except A2AError as err:
         status, body = rest_error(err, version)
         await exchange.respond_json(status, body)

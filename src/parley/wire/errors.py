@@ -142,22 +142,26 @@ def jsonrpc_error(error: e.A2AError, version: Version) -> dict[str, Any]:
     return body
 
 
-def rest_error(error: e.A2AError, version: Version) -> tuple[int, dict[str, Any]]:
+def rest_error(
+    error: e.A2AError, version: Version, http_status: int | None = None
+) -> tuple[int, dict[str, Any]]:
     """HTTP status and body of a REST error.
 
     1.0: google.rpc.Status in AIP-193 form (REFERENCE §6.5, not RFC 9457: D3).
     0.3: the official SDK's `{"message": ...}` with its status codes.
+    `http_status` overrides the table's (405 for a known path with another verb).
     """
     row = spec_of(error)
     if version is Version.V0_3:
-        return row.http_status_v03, {"message": error.message}
+        return http_status or row.http_status_v03, {"message": error.message}
+    code = http_status or row.http_status
     status = {
-        "code": row.http_status,
+        "code": code,
         "status": row.grpc_status,
         "message": error.message,
         "details": details(error),
     }
-    return row.http_status, {"error": status}
+    return code, {"error": status}
 
 
 def grpc_status(error: e.A2AError, version: Version) -> tuple[str, str, list[dict[str, Any]]]:
