@@ -2,6 +2,18 @@
 the prefix of the incoming message's `messageId` (most specific prefix first).
 
     parley serve examples.tck_agent:agent
+
+Three variants, because the kit's expectations exclude each other (docs/decisions.md,
+"Conformance (official TCK)"):
+
+* `agent` declares the TCK's extension `required`, which CORE-CAP-004 needs; no other TCK
+  test sends that extension, so every other request is refused (as the spec demands).
+* `agent_v1`: the extension optional, for the rest of the 1.0 suite
+  (`parley serve examples.tck_agent:agent_v1 --card v1`).
+* `agent_v03`: the same, for the 0.3 suite (`parley serve examples.tck_agent:agent_v03`,
+  hybrid card). Its scripted ids all start with `tck-`; any other message (the 0.3 kit's
+  ids) keeps its task open in INPUT_REQUIRED, because the 0.3 kit cancels, continues and
+  re-reads the tasks its blocking `message/send` calls return.
 """
 
 from __future__ import annotations
@@ -18,21 +30,6 @@ REQUIRED_EXTENSION = "urn:a2a:tck:required-extension"
 STREAMING_TIMEOUT_S = 2.0
 """The TCK's TCK_STREAMING_TIMEOUT default; the resubscribe task outlives twice that."""
 
-agent = Agent(
-    "Parley TCK agent",
-    description="Answers the official A2A conformance kit's scripted messages.",
-    streaming=True,
-    push_notifications=True,
-    input_modes=("text/plain", "application/json"),
-    output_modes=("text/plain", "application/json"),
-    extensions=(
-        AgentExtension(
-            uri=REQUIRED_EXTENSION,
-            description="Required by the TCK's required-extension tests",
-            required=True,
-        ),
-    ),
-)
 
 FILE_URL = UrlPart(
     url="https://example.com/output.txt", media_type="text/plain", filename="output.txt"
@@ -51,7 +48,11 @@ async def _message(task: TaskContext) -> Any:
 
 
 async def _input_required(task: TaskContext) -> str:
+    """Asks until a follow-up's messageId is not `tck-input-required*` (the TCK's history
+    tests send two such follow-ups, then a `tck-complete-task` one)."""
     reply = await task.ask("Please provide more input")
+    while reply.message_id.startswith("tck-input-required"):
+        reply = await task.ask("Please provide more input")
     return f"Received: {''.join(p.text for p in reply.parts if isinstance(p, TextPart))}"
 
 
@@ -106,9 +107,48 @@ BEHAVIOURS: list[tuple[str, Behaviour]] = [
 """Most specific prefix first; anything else completes like tck-complete-task."""
 
 
-@agent.skill("tck", description="Scripted behaviours for the conformance kit", tags=["tck"])
-def tck(task: TaskContext) -> Any:
-    """Dispatch on the messageId prefix (returns a coroutine or an async generator)."""
-    message_id = task.message.message_id
-    behaviour = next((b for prefix, b in BEHAVIOURS if message_id.startswith(prefix)), _complete)
-    return behaviour(task)
+async def _keep_asking(task: TaskContext) -> None:
+    """Stays INPUT_REQUIRED through every follow-up, until canceled."""
+    while True:
+        await task.ask("Please provide more input")
+
+
+def _dispatch(unscripted: Behaviour) -> Behaviour:
+    """The skill: the behaviour for the messageId's prefix; a `tck-` id without one
+    completes; any other id gets `unscripted` (returns a coroutine or an async generator)."""
+
+    def tck(task: TaskContext) -> Any:
+        message_id = task.message.message_id
+        fallback = _complete if message_id.startswith("tck-") else unscripted
+        behaviour = next((b for p, b in BEHAVIOURS if message_id.startswith(p)), fallback)
+        return behaviour(task)
+
+    return tck
+
+
+def _agent(*, extension_required: bool, unscripted: Behaviour = _complete) -> Agent:
+    served = Agent(
+        "Parley TCK agent",
+        description="Answers the official A2A conformance kit's scripted messages.",
+        streaming=True,
+        push_notifications=True,
+        input_modes=("text/plain", "application/json"),
+        output_modes=("text/plain", "application/json"),
+        extensions=(
+            AgentExtension(
+                uri=REQUIRED_EXTENSION,
+                description="Required by the TCK's required-extension tests",
+                required=extension_required,
+            ),
+        ),
+    )
+    tags = ["tck"]
+    served.skill("tck", description="Scripted behaviours for the conformance kit", tags=tags)(
+        _dispatch(unscripted)
+    )
+    return served
+
+
+agent = _agent(extension_required=True)
+agent_v1 = _agent(extension_required=False)
+agent_v03 = _agent(extension_required=False, unscripted=_keep_asking)

@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from parley.asgi import build_app
-from parley.asgi.card import hybrid_card
 from parley.protocol.negotiation import Version
+from parley.wire.cards import hybrid_card
 from parley.wire.codecs import JSONRPC
 from tests.asgi.fakes import CARD, FakeHandler
 from tests.asgi.helpers import V1

@@ -1,5 +1,6 @@
 """The public agent card at the well-known URLs: a hybrid card for both generations of
-clients by default (REFERENCE §5.9), or a pure card; cached, with ETag revalidation.
+clients by default (REFERENCE §5.9), or a pure card; cached, with ETag revalidation and
+a `Last-Modified` date (R-CARD-24/25; §8.6 MAY).
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import Any, Literal
 
 from parley.asgi.http import Exchange
@@ -47,6 +49,8 @@ class Cards:
             version: CardBody.of(codec.encode_card(card)) for version, codec in JSONRPC.items()
         }
         self.default = CardBody.of(hybrid_card(card)) if mode == "hybrid" else self.pure[PRIMARY]
+        self.last_modified = formatdate(usegmt=True)
+        """When these bodies were built (RFC 9110 HTTP-date): the card is fixed from then."""
 
     def select(self, version_header: str | None) -> CardBody:
         """`v1` mode: always the pure primary card. Hybrid: a request naming a version
@@ -68,7 +72,12 @@ def _matches(if_none_match: str, etag: str) -> bool:
 async def serve_card(cards: Cards, exchange: Exchange) -> None:
     """GET: 200 with the card, or 304 when `If-None-Match` names its ETag."""
     chosen = cards.select(exchange.request.version_header)
-    headers = [("Cache-Control", CACHE_CONTROL), ("ETag", chosen.etag), ("Vary", VERSION_HEADER)]
+    headers = [
+        ("Cache-Control", CACHE_CONTROL),
+        ("ETag", chosen.etag),
+        ("Last-Modified", cards.last_modified),
+        ("Vary", VERSION_HEADER),
+    ]
     if _matches(exchange.request.headers.get("if-none-match", ""), chosen.etag):
         await exchange.respond(304, headers=headers, content_type=None)
         return

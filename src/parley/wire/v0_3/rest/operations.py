@@ -38,7 +38,7 @@ from parley.protocol.errors import InternalError
 from parley.protocol.operations import Operation
 from parley.wire.reader import Obj, fail, field, nested, opt_bool, opt_int32, str_list, struct
 from parley.wire.v0_3.card import decode_card, encode_card
-from parley.wire.v0_3.push import decode_push_config, encode_push_config
+from parley.wire.v0_3.push import encode_push_config
 from parley.wire.v0_3.rest.content import decode_message, decode_task, encode_message, encode_task
 from parley.wire.v0_3.rest.events import decode_send_result, encode_send_result
 from parley.wire.v0_3.rest.fields import free, obj, parse_task_name, required
@@ -47,6 +47,7 @@ from parley.wire.v0_3.rest.push import (
     decode_get_config,
     decode_list_configs,
     decode_list_configs_result,
+    decode_push_config,
     decode_task_push_config,
     encode_config_ref,
     encode_create,
