@@ -21,7 +21,7 @@ from parley.model import StreamEvent
 from parley.protocol.errors import A2AError, MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
-from parley.wire import jsonrpc, sse
+from parley.wire import codecs, jsonrpc, sse
 from parley.wire.codecs import JSONRPC
 from parley.wire.json import dumps, loads
 
@@ -77,6 +77,20 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply) -> None:
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(jsonrpc.failure(call.id, err, version)))
 
-    events = open_stream(settings.handler, spec, ctx, request)
+    in_stream = codecs.JSONRPC_ERRORS_IN_STREAM[version]
     framing = streaming.Framing(event, error)
-    await streaming.stream(exchange, events, framing, settings.keepalive_seconds, echo_headers(ctx))
+    try:
+        events = open_stream(settings.handler, spec, ctx, request)
+    except A2AError as err:
+        if not in_stream:
+            raise
+        await streaming.fail(exchange, framing, err, echo_headers(ctx))
+        return
+    await streaming.stream(
+        exchange,
+        events,
+        framing,
+        settings.keepalive_seconds,
+        echo_headers(ctx),
+        early_error_in_stream=in_stream,
+    )

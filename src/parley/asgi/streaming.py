@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,17 +158,39 @@ class _Stream:
         await _close(self.events)
 
 
+def _head(headers: Iterable[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [
+        *_HEADERS,
+        *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers),
+    ]
+
+
+async def fail(
+    exchange: Exchange, framing: Framing, error: A2AError, headers: Iterable[tuple[str, str]] = ()
+) -> None:
+    """A stream that is only `error`'s frame: HTTP 200, SSE, one event, end."""
+    with suppress(OSError):  # the client is gone
+        await exchange.send(
+            {"type": "http.response.start", "status": 200, "headers": _head(headers)}
+        )
+        await exchange.send(
+            {"type": "http.response.body", "body": framing.error(error), "more_body": False}
+        )
+
+
 async def stream(
     exchange: Exchange,
     events: AsyncIterator[StreamEvent],
     framing: Framing,
     keepalive: float,
     headers: Iterable[tuple[str, str]] = (),
+    *,
+    early_error_in_stream: bool = False,
 ) -> None:
     """Serve `events` as SSE. An error before the first event is raised (as an A2AError)
-    for the caller to answer as a plain error response; after it, it becomes the last frame.
-    Whatever happens, the watcher and any pending step are cancelled and awaited, and the
-    iterator is closed."""
+    for the caller to answer as a plain error response — or, with `early_error_in_stream`,
+    sent as the stream's only frame; after it, it becomes the last frame. Whatever happens,
+    the watcher and any pending step are cancelled and awaited, and the iterator is closed."""
     run = _Stream(exchange, events, framing, keepalive)
     try:
         if await run.next(None) is _Wake.GONE:
@@ -175,12 +198,14 @@ async def stream(
         try:
             first = run.take()
         except Exception as exc:
-            raise to_a2a_error(exc, "an event stream") from None
-        head = [
-            *_HEADERS,
-            *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers),
-        ]
-        await exchange.send({"type": "http.response.start", "status": 200, "headers": head})
+            error = to_a2a_error(exc, "an event stream")
+            if not early_error_in_stream:
+                raise error from None
+            await fail(exchange, framing, error, headers)
+            return
+        await exchange.send(
+            {"type": "http.response.start", "status": 200, "headers": _head(headers)}
+        )
         if first is None:
             await run.write(b"", more=False)
             return

@@ -17,3 +17,9 @@ JSONRPC: Mapping[Version, Codec[Any]] = {Version.V1_0: JSON_V1_0, Version.V0_3: 
 REST: Mapping[Version, Codec[Any]] = {Version.V1_0: JSON_V1_0, Version.V0_3: REST_V0_3}
 """HTTP+JSON bodies. 1.0 REST is the same ProtoJSON as 1.0 JSON-RPC; 0.3 REST is ProtoJSON
 of the 0.3 proto (`a2a.v1`), with path and query parameters merged into the payload."""
+
+JSONRPC_ERRORS_IN_STREAM: Mapping[Version, bool] = {Version.V1_0: False, Version.V0_3: True}
+"""Whether a JSON-RPC streaming call answers an error found before its first event inside
+the stream (an SSE event holding the error response) rather than as a plain JSON-RPC error.
+0.3's answer type is SendStreamingMessageResponse (success | error), and the official 0.3
+SDK sends and expects such errors in the stream; 1.0 answers them plainly (REFERENCE §7.1)."""
