@@ -526,12 +526,12 @@ CASES = [
         meta=lambda wire, ctx: {"method": "tasks/list"},
     ),
     Case(
-        # 0.3 REST `GET /v1/tasks` is the 1.0 route `/{tenant}/tasks`: Parley says
-        # VersionNotSupported ("set the A2A-Version header"), where 0.3 JSON-RPC says
-        # MethodNotFound for the same missing operation.
+        # 0.3 REST `GET /v1/tasks` lies in 0.3's `/v1` namespace, where no ListTasks
+        # exists: MethodNotFound, as 0.3 JSON-RPC says for the same missing operation
+        # (not the 1.0 tenant route `/{tenant}/tasks` with tenant `v1`).
         "list-tasks-0.3-rest",
-        "D13, REFERENCE §1.3 (the /v1 collision)",
-        VERSION_NOT_SUPPORTED,
+        "D13, REFERENCE §12.14, R-BIND-3",
+        METHOD_NOT_FOUND,
         list_tasks,
         applies=lambda wire: wire == Wire("rest", "0.3"),
     ),

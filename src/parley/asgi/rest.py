@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -87,6 +88,21 @@ def _router(version: Version) -> tuple[_Path, ...]:
 ROUTERS: Mapping[Version, tuple[_Path, ...]] = {v: _router(v) for v in Version}
 """Each version's paths, most specific first."""
 
+NAMESPACES: Mapping[Version, str] = {
+    version: posixpath.commonpath(
+        [
+            route.path
+            for spec in OPERATIONS.values()
+            if version in spec.bindings
+            for route in spec.bindings[version].routes
+        ]
+    )
+    for version in Version
+}
+"""The path prefix every route of a version shares (`/v1` for 0.3, `/` for 1.0): a path
+inside its own version's namespace that matches nothing is unknown there (404), not a
+request for another version (REFERENCE §12.14: no ListTasks on 0.3 surfaces)."""
+
 
 def _json_name(name: str) -> str:
     """A path parameter under the model's JSON name: `task_id` → `taskId`."""
@@ -106,7 +122,11 @@ def find_route(version: Version, verb: str, path: str) -> tuple[OperationSpec, d
         if spec is None:
             raise _WrongVerbError(verb, tuple(candidate.verbs))
         return spec, {_json_name(k): unquote(v) for k, v in match.groupdict().items()}
+    own = NAMESPACES[version]
+    inside = own != "/" and (path == own or path.startswith(own + "/"))
     for other, paths in ROUTERS.items():
+        if inside:
+            break
         if other is not version and any(p.pattern.fullmatch(path) for p in paths):
             raise VersionNotSupportedError(
                 f"{path[:200]} is a route of A2A {other.value}; this request is "
