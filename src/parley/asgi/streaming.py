@@ -5,14 +5,12 @@ keep-alive comments in silences, and the client's disconnect closing the handler
 from __future__ import annotations
 
 import asyncio
-import enum
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any
 
 from parley.asgi.calls import logger, to_a2a_error
-from parley.asgi.http import Exchange, Receive
+from parley.asgi.http import Exchange
 from parley.model import StreamEvent
 from parley.protocol.errors import A2AError
 from parley.wire import sse
@@ -32,43 +30,6 @@ class Framing:
     error: Callable[[A2AError], bytes]
 
 
-class _Wake(enum.Enum):
-    READY = "ready"
-    IDLE = "idle"
-    GONE = "gone"
-
-
-async def _pull(events: AsyncIterator[StreamEvent]) -> StreamEvent | None:
-    """The next event, None at the end."""
-    try:
-        return await anext(events)
-    except StopAsyncIteration:
-        return None
-
-
-async def _watch(receive: Receive) -> None:
-    """Return when the client disconnects (anything else it sends is ignored)."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _wait(
-    step: asyncio.Task[StreamEvent | None], watcher: asyncio.Task[None], timeout: float | None
-) -> _Wake:
-    await asyncio.wait((step, watcher), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    if watcher.done():
-        return _Wake.GONE
-    return _Wake.READY if step.done() else _Wake.IDLE
-
-
-async def _cancel(tasks: Iterable[asyncio.Future[Any] | None]) -> None:
-    """Cancel and await: nothing started here outlives the response."""
-    pending = [t for t in tasks if t is not None]
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
-
-
 async def _close(events: AsyncIterator[StreamEvent]) -> None:
     """`aclose` the handler's iterator (unsubscribes); its failures are only logged."""
     close = getattr(events, "aclose", None)
@@ -81,7 +42,13 @@ async def _close(events: AsyncIterator[StreamEvent]) -> None:
 
 
 class _Stream:
-    """One SSE response in progress."""
+    """One SSE response in progress.
+
+    Theory of operation: the events are pulled in the request's own task (no task per
+    event). A watcher task listens for the client's disconnect — and, in silences,
+    writes keep-alive comments under the write lock; on disconnect it cancels the
+    request's task, which `run` recognises as the client leaving (not a shutdown).
+    """
 
     def __init__(
         self,
@@ -94,29 +61,63 @@ class _Stream:
         self.events = events
         self.framing = framing
         self.keepalive = keepalive if keepalive > 0 else None
-        self.watcher: asyncio.Task[None] = asyncio.ensure_future(_watch(exchange.receive))
-        self.step: asyncio.Task[StreamEvent | None] | None = None
+        self.owner = asyncio.current_task()
+        self.gone = False
+        self.ending = False
+        self.started = False
+        self.lock = asyncio.Lock()
+        self.loop = asyncio.get_running_loop()
+        self.last_write = self.loop.time()
+        self.watcher: asyncio.Task[None] = asyncio.ensure_future(self._watch())
 
-    async def next(self, timeout: float | None) -> _Wake:
-        """Wait for the next event, the client leaving, or `timeout` of silence."""
-        if self.step is None:
-            self.step = asyncio.ensure_future(_pull(self.events))
-        return await _wait(self.step, self.watcher, timeout)
+    async def _watch(self) -> None:
+        receive = self.exchange.receive
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), self._silence())
+            except TimeoutError:
+                if not await self._keep_alive():
+                    break
+                continue
+            if message["type"] == "http.disconnect":
+                break
+        self.gone = True
+        if not self.ending and self.owner is not None:
+            self.owner.cancel()
 
-    def take(self) -> StreamEvent | None:
-        """The event the finished step produced (raises what the handler raised)."""
-        assert self.step is not None
-        step, self.step = self.step, None
-        return step.result()
+    def _silence(self) -> float | None:
+        """How long until a keep-alive may be due (None: keep-alives are off)."""
+        if self.keepalive is None:
+            return None
+        if not self.started:
+            return self.keepalive
+        return max(0.01, self.last_write + self.keepalive - self.loop.time())
+
+    async def _keep_alive(self) -> bool:
+        """A comment if the stream has been silent for the keep-alive period; False if
+        the client is gone. Nothing is written before the response has started."""
+        assert self.keepalive is not None
+        if self.started and self.loop.time() - self.last_write >= self.keepalive - 0.005:
+            return await self.write(sse.comment())
+        return True
+
+    async def next(self) -> StreamEvent | None:
+        """The next event, None at the end (raises what the handler raised)."""
+        try:
+            return await anext(self.events)
+        except StopAsyncIteration:
+            return None
 
     async def write(self, chunk: bytes, more: bool = True) -> bool:
         """Send a piece of the body; False if the client is gone."""
-        try:
-            await self.exchange.send(
-                {"type": "http.response.body", "body": chunk, "more_body": more}
-            )
-        except OSError:
-            return False
+        async with self.lock:
+            try:
+                await self.exchange.send(
+                    {"type": "http.response.body", "body": chunk, "more_body": more}
+                )
+            except OSError:
+                return False
+            self.last_write = self.loop.time()
         return True
 
     async def emit(self, event: StreamEvent) -> bool:
@@ -133,15 +134,8 @@ class _Stream:
     async def pump(self) -> None:
         """Frames until the stream ends, fails or the client leaves; then end the body."""
         while True:
-            wake = await self.next(self.keepalive)
-            if wake is _Wake.GONE:
-                return
-            if wake is _Wake.IDLE:
-                if not await self.write(sse.comment()):
-                    return
-                continue
             try:
-                event = self.take()
+                event = await self.next()
             except Exception as exc:
                 await self.write(
                     self.framing.error(to_a2a_error(exc, "an event stream")), more=False
@@ -154,7 +148,9 @@ class _Stream:
                 return
 
     async def finish(self) -> None:
-        await _cancel((self.step, self.watcher))
+        self.ending = True
+        self.watcher.cancel()
+        await asyncio.gather(self.watcher, return_exceptions=True)
         await _close(self.events)
 
 
@@ -190,13 +186,11 @@ async def stream(
     """Serve `events` as SSE. An error before the first event is raised (as an A2AError)
     for the caller to answer as a plain error response — or, with `early_error_in_stream`,
     sent as the stream's only frame; after it, it becomes the last frame. Whatever happens,
-    the watcher and any pending step are cancelled and awaited, and the iterator is closed."""
+    the watcher is cancelled and awaited, and the iterator is closed."""
     run = _Stream(exchange, events, framing, keepalive)
     try:
-        if await run.next(None) is _Wake.GONE:
-            return
         try:
-            first = run.take()
+            first = await run.next()
         except Exception as exc:
             error = to_a2a_error(exc, "an event stream")
             if not early_error_in_stream:
@@ -206,10 +200,17 @@ async def stream(
         await exchange.send(
             {"type": "http.response.start", "status": 200, "headers": _head(headers)}
         )
+        run.started = True
         if first is None:
             await run.write(b"", more=False)
             return
         if await run.emit(first):
             await run.pump()
+    except asyncio.CancelledError:
+        if not run.gone:
+            raise  # a shutdown, not the client leaving
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()
     finally:
         await run.finish()

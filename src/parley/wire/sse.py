@@ -11,6 +11,7 @@ from parley.protocol.errors import JSONParseError
 
 MEDIA_TYPE = "text/event-stream"
 _END_OF_LINE = re.compile(rb"\r\n|\r|\n")
+_BREAKS = re.compile(rb"[\r\n]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,8 @@ class SSEEvent:
 
 def encode(data: bytes | str, *, event: str | None = None, event_id: str | None = None) -> bytes:
     """One event: optional `id:` and `event:` lines, one `data:` line per line of data."""
+    if event is None and event_id is None and isinstance(data, bytes) and not _BREAKS.search(data):
+        return b"data: " + data + b"\n\n"  # the common case: one compact JSON document
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     lines: list[str] = []
     if event_id is not None:
