@@ -40,7 +40,7 @@ def test_serve_answers_and_stops_gracefully() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "examples.echo:agent"]
-    command += ["--port", str(port), "--log-level", "info"]
+    command += ["--port", str(port), "--log-level", "info", "--store", "memory"]
     with subprocess.Popen(
         command, cwd=ROOT, stderr=subprocess.PIPE, env=os.environ.copy()
     ) as process:

@@ -1,5 +1,6 @@
-"""`parley` command line: `parley serve module:agent` (more commands arrive with the
-client). Configuration is built here, at the edge, from flags and environment."""
+"""`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`
+(more commands arrive with the client). Configuration is built here, at the edge, from
+flags and environment."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from parley import __version__
+from parley.cli.db import add_db_command
 from parley.cli.serve import add_serve_command
 
 
@@ -18,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"parley {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_command(commands)
+    add_db_command(commands)
     return parser
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from parley.asgi import build_app
+from parley.cli.db import STORE_ENV, default_store
 from parley.server.agent import Agent
 from parley.server.service import AgentService
+from parley.server.stores import DEFAULT_STORE, describe, open_store
 
 log = logging.getLogger("parley")
 
@@ -32,8 +34,8 @@ def add_serve_command(commands: Any) -> None:
     )
     serve.add_argument(
         "--store",
-        default="memory",
-        help="task store: memory (the only one until the durable stores land)",
+        help="task store of an Agent target: sqlite:///path.db, postgresql://user@host:port/db "
+        f"or memory (default: ${STORE_ENV}, else {DEFAULT_STORE})",
     )
     serve.add_argument(
         "--card",
@@ -62,10 +64,20 @@ def load_target(spec: str) -> Any:
         raise SystemExit(f"parley serve: {module_name!r} has no {attribute!r}") from None
 
 
-def make_app(target: Any, url: str, card_mode: Literal["hybrid", "v1"]) -> Any:
-    """An ASGI app for an Agent, an AgentService (or any RequestHandler), or an app."""
+def make_app(
+    target: Any, url: str, card_mode: Literal["hybrid", "v1"], *, store: str = "memory"
+) -> Any:
+    """An ASGI app for an Agent (its tasks in `store`, a store URL), an AgentService (or
+    any RequestHandler), or an app."""
     if isinstance(target, Agent):
-        target = AgentService(target.executor(), target.card(url))
+        try:
+            tasks, push_configs = open_store(store)
+        except (ValueError, ImportError) as exc:
+            raise SystemExit(f"parley serve: --store: {exc}") from None
+        target = AgentService(
+            target.executor(), target.card(url), store=tasks, push_store=push_configs
+        )
+        log.info("tasks are stored in %s", describe(store))
     if hasattr(target, "card") and hasattr(target, "send_message"):
         return build_app(target, card_mode=card_mode)
     if callable(target):
@@ -80,10 +92,14 @@ def run_serve(arguments: argparse.Namespace) -> int:
         raise SystemExit(
             "parley serve needs the server extra: pip install 'parley-a2a[server]'"
         ) from None
-    if arguments.store != "memory":
-        raise SystemExit(f"parley serve: unknown store {arguments.store!r} (use memory)")
     url = arguments.url or f"http://{arguments.host}:{arguments.port}"
-    app = make_app(load_target(arguments.target), url, arguments.card)
+    store = arguments.store or default_store()
+    target = load_target(arguments.target)
+    if arguments.store and not isinstance(target, Agent):
+        log.warning(
+            "--store applies to an Agent target only: %s keeps its own stores", arguments.target
+        )
+    app = make_app(target, url, arguments.card, store=store)
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(
         app,

@@ -41,6 +41,7 @@ from parley.server.broker import Broker, EventBroker, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor
 from parley.server.runner import LiveTask, TaskRunner
+from parley.server.stores import startup as store_startup
 from parley.server.stores.base import PushConfigStore, StoredTask, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
 
@@ -77,13 +78,18 @@ class AgentService:
         return self._card
 
     async def startup(self) -> None:
-        """Nothing to prepare for the in-memory parts; stores with I/O hook in here."""
+        """Open the stores (connect, migrate) and apply the restart policy: tasks a previous
+        process left SUBMITTED or WORKING are failed (`stores.recovery`)."""
+        await store_startup.start(self.store, self.push_store, self.runner.clock())
 
     async def shutdown(self) -> None:
-        await self.runner.shutdown()
-        close = getattr(self.runner.executor, "aclose", None)
-        if close is not None:
-            await close()
+        try:
+            await self.runner.shutdown()
+            close = getattr(self.runner.executor, "aclose", None)
+            if close is not None:
+                await close()
+        finally:
+            await store_startup.stop(self.store, self.push_store)
 
     # ----------------------------------------------------------------- sending
 

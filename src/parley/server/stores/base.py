@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
@@ -62,3 +63,82 @@ class PushConfigStore(Protocol):
     async def list(self, scope: Scope, task_id: str) -> tuple[TaskPushNotificationConfig, ...]: ...
 
     async def delete(self, scope: Scope, task_id: str, config_id: str) -> None: ...
+
+
+# ----------------------------------------------------------------------------- durable stores
+
+
+class SchemaError(Exception):
+    """The database schema is not the one this Parley understands (newer, or not migrated)."""
+
+
+class StoreClosedError(RuntimeError):
+    """A durable store was used before `open()` (AgentService.startup opens it) or after
+    `close()`."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaStatus:
+    """Where a database's schema stands: its version and the latest this code knows."""
+
+    current: int
+    latest: int
+
+    @property
+    def pending(self) -> int:
+        """Migrations `migrate()` would apply."""
+        return max(self.latest - self.current, 0)
+
+    @property
+    def too_new(self) -> bool:
+        """Written by a newer Parley: refused."""
+        return self.current > self.latest
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOptions:
+    """How a durable store behaves on `open()` (set from the store URL's query).
+
+    `migrate`: apply pending migrations on open (else refuse a schema that is behind);
+    `recover`: on start, fail the tasks a previous process left SUBMITTED or WORKING;
+    `retention`: purge terminal tasks last updated longer ago than this, every
+    `purge_every`, while open (None: never; `parley db purge` does it on demand).
+    """
+
+    migrate: bool = True
+    recover: bool = True
+    retention: timedelta | None = None
+    purge_every: timedelta = timedelta(hours=1)
+
+
+class DurableTaskStore(TaskStore, Protocol):
+    """A task store with a lifecycle: open (connect, migrate), recover, purge, close.
+
+    `recover(now)` moves every SUBMITTED or WORKING task (of every scope) to FAILED with
+    a status message and returns how many; `purge(older_than)` deletes the terminal
+    tasks last updated before `older_than` with their history, artifacts and push
+    configs, and returns how many tasks went.
+    """
+
+    @property
+    def options(self) -> StoreOptions: ...
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def migrate(self) -> SchemaStatus: ...
+
+    async def schema_status(self) -> SchemaStatus: ...
+
+    async def recover(self, now: datetime) -> int: ...
+
+    async def purge(self, older_than: datetime) -> int: ...
+
+
+class DurablePushConfigStore(PushConfigStore, Protocol):
+    """A push-config store sharing its task store's database (open and close are shared)."""
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...

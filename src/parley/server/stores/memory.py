@@ -1,21 +1,45 @@
-"""In-memory stores: the reference implementations (and what `--store memory` serves)."""
+"""In-memory stores: the reference implementations (and what `--store memory` serves).
+Nothing survives the process, so there is no schema, and nothing to recover on start."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
-from parley.protocol import paging
-from parley.server.stores.base import Scope, StaleWriteError, StoredTask, TaskPage
+from parley.protocol import history, lifecycle, paging
+from parley.server.stores import recovery
+from parley.server.stores.base import (
+    SchemaStatus,
+    Scope,
+    StaleWriteError,
+    StoredTask,
+    StoreOptions,
+    TaskPage,
+)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 class InMemoryTaskStore:
-    """Tasks in a dict keyed by (tenant, caller, task id)."""
+    """Tasks in a dict keyed by (tenant, caller, task id). `push_configs`, when given, loses
+    the configs of the tasks a purge deletes."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        push_configs: InMemoryPushConfigStore | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
         self._tasks: dict[tuple[str, str, str], StoredTask] = {}
+        self._updated: dict[tuple[str, str, str], datetime] = {}
+        self.push_configs = push_configs
+        self.clock = clock
+        self.options = StoreOptions(recover=False)
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -26,6 +50,7 @@ class InMemoryTaskStore:
             raise StaleWriteError(f"task {task.id} already exists")
         stored = StoredTask(task=task, version=1)
         self._tasks[key] = stored
+        self._updated[key] = self.clock()
         return stored
 
     async def get(self, scope: Scope, task_id: str) -> StoredTask | None:
@@ -40,6 +65,7 @@ class InMemoryTaskStore:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
         stored = StoredTask(task=task, version=expected_version + 1)
         self._tasks[key] = stored
+        self._updated[key] = self.clock()
         return stored
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
@@ -53,7 +79,48 @@ class InMemoryTaskStore:
         cursor = paging.decode_page_token(request.page_token) if request.page_token else None
         page, next_cursor = paging.page(ordered, cursor, page_size)
         token = paging.encode_page_token(next_cursor) if next_cursor else ""
-        return TaskPage(tasks=tuple(page), next_page_token=token, total_size=len(matching))
+        shaped = tuple(_shaped(task, request) for task in page)
+        return TaskPage(tasks=shaped, next_page_token=token, total_size=len(matching))
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def open(self) -> None:
+        """Nothing to open."""
+
+    async def close(self) -> None:
+        """Nothing to close (the tasks stay until the store is dropped)."""
+
+    async def migrate(self) -> SchemaStatus:
+        return SchemaStatus(current=0, latest=0)
+
+    async def schema_status(self) -> SchemaStatus:
+        return SchemaStatus(current=0, latest=0)
+
+    async def recover(self, now: datetime) -> int:
+        active = [
+            key
+            for key, stored in self._tasks.items()
+            if stored.task.status.state in lifecycle.ACTIVE
+        ]
+        return await recovery.fail_interrupted(self, active, now)
+
+    async def purge(self, older_than: datetime) -> int:
+        gone = [
+            key
+            for key, stored in self._tasks.items()
+            if lifecycle.is_terminal(stored.task.status.state) and self._updated[key] < older_than
+        ]
+        for key in gone:
+            del self._tasks[key], self._updated[key]
+            if self.push_configs is not None:
+                self.push_configs.drop_task(key)
+        return len(gone)
+
+
+def _shaped(task: Task, request: ListTasksRequest) -> Task:
+    """A listed task as the durable stores load it: history trimmed, artifacts if asked."""
+    task = history.trim_history(task, request.history_length)
+    return task if request.include_artifacts else history.without_artifacts(task)
 
 
 def _matches(task: Task, request: ListTasksRequest) -> bool:
@@ -86,6 +153,16 @@ class InMemoryPushConfigStore:
 
     async def list(self, scope: Scope, task_id: str) -> tuple[TaskPushNotificationConfig, ...]:
         return tuple(self._configs.get((*scope, task_id), {}).values())
+
+    async def open(self) -> None:
+        """Nothing to open."""
+
+    async def close(self) -> None:
+        """Nothing to close."""
+
+    def drop_task(self, key: tuple[str, str, str]) -> None:
+        """Forget every config of a task (its task was purged)."""
+        self._configs.pop(key, None)
 
     async def delete(self, scope: Scope, task_id: str, config_id: str) -> None:
         configs = self._configs.get((*scope, task_id))

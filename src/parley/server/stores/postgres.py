@@ -1,0 +1,332 @@
+"""The PostgreSQL task and push-config stores (asyncpg, pooled): the same tables as SQLite;
+a task is read in one statement (history and artifacts aggregated by the server), so a read
+is consistent without a transaction.
+"""
+
+# Queries are composed of constant fragments only; every value is a bound parameter.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
+from parley.protocol import paging
+from parley.server.stores import recovery, rows
+from parley.server.stores.base import (
+    SchemaStatus,
+    Scope,
+    StaleWriteError,
+    StoredTask,
+    StoreOptions,
+    TaskPage,
+)
+from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
+from parley.server.stores.postgres_db import PostgresDatabase
+from parley.server.stores.retention import RetentionTimer
+
+if TYPE_CHECKING:
+    from parley.server.stores.postgres_db import Connection
+
+PURGE_BATCH = 500
+"""Tasks deleted per purge transaction."""
+
+Key = tuple[str, str, str]
+
+_KEY = "tenant = $1 AND owner = $2 AND id = $3"
+_CHILD = "tenant = $1 AND owner = $2 AND task_id = $3"
+_INSERT_TASK = """INSERT INTO tasks (tenant, owner, id, context_id, state, status, sort_ts,
+    metadata, version, history_count, event_count, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, 0, $10, $10) ON CONFLICT DO NOTHING"""
+_UPDATE_TASK = f"""UPDATE tasks SET state = $4, status = $5, sort_ts = $6, metadata = $7,
+    version = version + 1, history_count = $8, event_count = event_count + $9, updated_at = $10
+    WHERE {_KEY}"""
+_UPSERT_HEADER = """INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, position)
+    DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header"""
+_INSERT_CHUNK = """INSERT INTO artifact_chunks (tenant, owner, task_id, position, seq, parts)
+    VALUES ($1, $2, $3, $4, $5, $6)"""
+_INSERT_MESSAGE = """INSERT INTO task_messages (tenant, owner, task_id, position, body)
+    VALUES ($1, $2, $3, $4, $5)"""
+_HISTORY = """(SELECT json_agg(m.body ORDER BY m.position) FROM task_messages m
+    WHERE m.tenant = t.tenant AND m.owner = t.owner AND m.task_id = t.id
+    AND m.position >= {first})"""
+_ARTIFACTS = """(SELECT json_agg(json_build_array(a.header, (
+        SELECT json_agg(c.parts ORDER BY c.seq) FROM artifact_chunks c
+        WHERE c.tenant = a.tenant AND c.owner = a.owner AND c.task_id = a.task_id
+        AND c.position = a.position)) ORDER BY a.position)
+    FROM artifacts a WHERE a.tenant = t.tenant AND a.owner = t.owner AND a.task_id = t.id)"""
+_GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
+    {_HISTORY.format(first="0")}, {_ARTIFACTS}
+    FROM tasks t WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3"""
+_PURGE = f"""WITH gone AS (
+        DELETE FROM tasks WHERE (tenant, owner, id) IN (
+            SELECT tenant, owner, id FROM tasks
+            WHERE state IN {sql_list(TERMINAL_STATES)} AND updated_at < $1
+            ORDER BY updated_at LIMIT $2)
+        RETURNING tenant, owner, id),
+    configs AS (
+        DELETE FROM push_configs p USING gone g
+        WHERE p.tenant = g.tenant AND p.owner = g.owner AND p.task_id = g.id)
+    SELECT count(*) FROM gone"""
+
+
+async def _write_rows(connection: Connection, key: Key, changes: rows.Rows) -> None:
+    if changes.headers:
+        await connection.executemany(
+            _UPSERT_HEADER, [(*key, h.artifact_id, h.position, h.header) for h in changes.headers]
+        )
+    for chunk in changes.chunks:
+        if chunk.replace:
+            await connection.execute(
+                f"DELETE FROM artifact_chunks WHERE {_CHILD} AND position = $4",
+                *key,
+                chunk.position,
+            )
+        await connection.execute(_INSERT_CHUNK, *key, chunk.position, chunk.seq, chunk.parts)
+    if changes.messages:
+        await connection.executemany(
+            _INSERT_MESSAGE, [(*key, *message) for message in changes.messages]
+        )
+
+
+def _task(row: Sequence[Any]) -> Task:
+    """A task from (id, context id, status, metadata, history, artifacts), history and
+    artifacts aggregated as JSON by the server."""
+    task_id, context_id, status, metadata, history, artifacts = row
+    found = [] if artifacts is None else rows.loads(artifacts)
+    return rows.task(
+        task_id,
+        context_id,
+        status_text=status,
+        metadata_text=metadata,
+        history=[] if history is None else rows.loads(history),
+        artifacts=[rows.artifact(header, chunks or []) for header, chunks in found],
+    )
+
+
+class _Query:
+    """A WHERE clause being built, with its numbered parameters."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.params: list[object] = [*scope]
+        self.clauses = ["t.tenant = $1", "t.owner = $2"]
+
+    def param(self, value: object) -> str:
+        self.params.append(value)
+        return f"${len(self.params)}"
+
+    def where(self, clause: str) -> None:
+        self.clauses.append(clause)
+
+    def sql(self) -> str:
+        return " AND ".join(self.clauses)
+
+
+def _filtered(scope: Scope, request: ListTasksRequest) -> _Query:
+    query = _Query(scope)
+    if request.context_id:
+        query.where(f"t.context_id = {query.param(request.context_id)}")
+    if request.status is not None:
+        query.where(f"t.state = {query.param(int(request.status))}")
+    if request.status_timestamp_after is not None:
+        query.where(f"t.sort_ts >= {query.param(rows.micros(request.status_timestamp_after))}")
+    return query
+
+
+class PostgresTaskStore:
+    """Tasks in PostgreSQL (see `postgres_schema` for the tables)."""
+
+    def __init__(
+        self, database: PostgresDatabase, *, clock: Callable[[], datetime] = rows.utc_now
+    ) -> None:
+        self.database = database
+        self.clock = clock
+        self._timer: RetentionTimer | None = None
+
+    @property
+    def options(self) -> StoreOptions:
+        return self.database.options
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def open(self) -> None:
+        await self.database.open()
+        retention = self.options.retention
+        if retention is not None and self._timer is None:
+            self._timer = RetentionTimer(
+                self.purge, retention, self.options.purge_every, self.clock
+            )
+            self._timer.start()
+
+    async def close(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            await timer.stop()
+        await self.database.close()
+
+    async def migrate(self) -> SchemaStatus:
+        return await self.database.migrate()
+
+    async def schema_status(self) -> SchemaStatus:
+        return await self.database.schema_status()
+
+    # ----------------------------------------------------------------- tasks
+
+    async def create(self, scope: Scope, task: Task) -> StoredTask:
+        key = (*scope, task.id)
+        changes = rows.created(task)
+        async with self.database.connection(write=True) as connection:
+            done = await connection.execute(
+                _INSERT_TASK,
+                *key,
+                task.context_id,
+                int(task.status.state),
+                rows.status_json(task.status),
+                rows.sort_ts(task),
+                rows.metadata_json(task.metadata),
+                len(task.history),
+                self.clock(),
+            )
+            if done.endswith(" 0"):
+                raise StaleWriteError(f"task {task.id} already exists")
+            await _write_rows(connection, key, changes)
+        return StoredTask(task=task, version=1)
+
+    async def get(self, scope: Scope, task_id: str) -> StoredTask | None:
+        async with self.database.connection() as connection:
+            row = await connection.fetchrow(_GET, *scope, task_id)
+        if row is None:
+            return None
+        context_id, status, metadata, version, history, artifacts = row
+        task = _task((task_id, context_id, status, metadata, history, artifacts))
+        return StoredTask(task=task, version=version)
+
+    async def save(
+        self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int
+    ) -> StoredTask:
+        key = (*scope, task.id)
+        status = rows.status_json(task.status)
+        async with self.database.connection(write=True) as connection:
+            found = await connection.fetchrow(
+                f"SELECT version, history_count, event_count FROM tasks WHERE {_KEY} FOR UPDATE",
+                *key,
+            )
+            if found is None or found[0] != expected_version:
+                raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
+            changes = rows.appended(task, events, found[1], found[2])
+            await connection.execute(
+                _UPDATE_TASK,
+                *key,
+                int(task.status.state),
+                status,
+                rows.sort_ts(task),
+                rows.metadata_json(task.metadata),
+                len(task.history),
+                len(events),
+                self.clock(),
+            )
+            await _write_rows(connection, key, changes)
+        return StoredTask(task=task, version=expected_version + 1)
+
+    async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
+        size = paging.check_page_size(page_size)
+        shape = rows.shape_of(request)
+        query = _filtered(scope, request)
+        count_sql = f"SELECT count(*) FROM tasks t WHERE {query.sql()}"
+        count_params = list(query.params)
+        if request.page_token:
+            cursor = paging.decode_page_token(request.page_token)
+            stamp, task_id = query.param(rows.cursor_ts(cursor)), query.param(cursor.task_id)
+            query.where(f'(t.sort_ts, t.id) < ({stamp}, {task_id}::text COLLATE "C")')
+        history = "NULL::json"
+        if shape.history_length is None:
+            history = _HISTORY.format(first="0")
+        elif shape.history_length > 0:
+            history = _HISTORY.format(
+                first=f"t.history_count - {query.param(shape.history_length)}"
+            )
+        artifacts = _ARTIFACTS if shape.include_artifacts else "NULL::json"
+        page_sql = f"""SELECT t.id, t.context_id, t.status, t.metadata, {history}, {artifacts}
+            FROM tasks t WHERE {query.sql()} ORDER BY t.sort_ts DESC, t.id DESC
+            LIMIT {query.param(size + 1)}"""
+        async with self.database.connection() as connection:
+            total = await connection.fetchval(count_sql, *count_params)
+            found = await connection.fetch(page_sql, *query.params)
+        tasks = tuple(_task(tuple(row)) for row in found[:size])
+        token = paging.encode_page_token(paging.cursor_of(tasks[-1])) if len(found) > size else ""
+        return TaskPage(tasks=tasks, next_page_token=token, total_size=int(total))
+
+    # ----------------------------------------------------------------- restart, retention
+
+    async def recover(self, now: datetime) -> int:
+        async with self.database.connection() as connection:
+            found = await connection.fetch(
+                f"SELECT tenant, owner, id FROM tasks WHERE state IN {sql_list(ACTIVE_STATES)}"
+            )
+        return await recovery.fail_interrupted(self, [(r[0], r[1], r[2]) for r in found], now)
+
+    async def purge(self, older_than: datetime) -> int:
+        purged = 0
+        while True:
+            async with self.database.connection(write=True) as connection:
+                count = int(await connection.fetchval(_PURGE, older_than, PURGE_BATCH))
+            purged += count
+            if count < PURGE_BATCH:
+                return purged
+
+
+class PostgresPushConfigStore:
+    """Push configs in the same PostgreSQL database, scoped like tasks."""
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self.database = database
+
+    async def open(self) -> None:
+        await self.database.open()
+
+    async def close(self) -> None:
+        await self.database.close()
+
+    async def put(self, scope: Scope, config: TaskPushNotificationConfig) -> None:
+        body = rows.push_config_json(rows.with_tenant(config, scope[0]))
+        async with self.database.connection() as connection:
+            await connection.execute(
+                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body)
+                VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, owner, task_id, config_id)
+                DO UPDATE SET body = excluded.body""",
+                *scope,
+                config.task_id,
+                config.id,
+                body,
+            )
+
+    async def get(
+        self, scope: Scope, task_id: str, config_id: str
+    ) -> TaskPushNotificationConfig | None:
+        async with self.database.connection() as connection:
+            body = await connection.fetchval(
+                f"SELECT body FROM push_configs WHERE {_CHILD} AND config_id = $4",
+                *scope,
+                task_id,
+                config_id,
+            )
+        return None if body is None else rows.push_config(body)
+
+    async def list(self, scope: Scope, task_id: str) -> tuple[TaskPushNotificationConfig, ...]:
+        async with self.database.connection() as connection:
+            found = await connection.fetch(
+                f"SELECT body FROM push_configs WHERE {_CHILD} ORDER BY seq", *scope, task_id
+            )
+        return tuple(rows.push_config(row[0]) for row in found)
+
+    async def delete(self, scope: Scope, task_id: str, config_id: str) -> None:
+        async with self.database.connection() as connection:
+            await connection.execute(
+                f"DELETE FROM push_configs WHERE {_CHILD} AND config_id = $4",
+                *scope,
+                task_id,
+                config_id,
+            )

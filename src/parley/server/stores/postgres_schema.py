@@ -1,0 +1,78 @@
+"""The PostgreSQL schema, as ordered migrations: `MIGRATIONS[n - 1]` takes a database from
+version n - 1 to n (each statement runs in one transaction with the version bump).
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        # Version 1. Model objects are stored as A2A 1.0 wire JSON (`json`, kept as
+        # written). `sort_ts` is the status timestamp in µs since the epoch (-2**63 when
+        # there is none), so (sort_ts DESC, id DESC) is the ListTasks order; ids use the
+        # "C" collation (byte order of UTF-8 = code-point order, as `paging.sort_key`).
+        """CREATE TABLE tasks (
+            tenant text NOT NULL,
+            owner text NOT NULL,
+            id text COLLATE "C" NOT NULL,
+            context_id text NOT NULL,
+            state smallint NOT NULL,
+            status json NOT NULL,
+            sort_ts bigint NOT NULL,
+            metadata json,
+            version bigint NOT NULL,
+            history_count integer NOT NULL,
+            event_count bigint NOT NULL,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL,
+            PRIMARY KEY (tenant, owner, id)
+        )""",
+        "CREATE INDEX tasks_by_time ON tasks (tenant, owner, sort_ts DESC, id DESC)",
+        """CREATE INDEX tasks_by_context
+            ON tasks (tenant, owner, context_id, sort_ts DESC, id DESC)""",
+        "CREATE INDEX tasks_by_state ON tasks (tenant, owner, state, sort_ts DESC, id DESC)",
+        "CREATE INDEX tasks_active ON tasks (state) WHERE state IN (1, 2)",
+        "CREATE INDEX tasks_finished ON tasks (updated_at) WHERE state IN (3, 4, 5, 7)",
+        """CREATE TABLE task_messages (
+            tenant text NOT NULL,
+            owner text NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            position integer NOT NULL,
+            body json NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, position),
+            FOREIGN KEY (tenant, owner, task_id) REFERENCES tasks (tenant, owner, id)
+                ON DELETE CASCADE
+        )""",
+        """CREATE TABLE artifacts (
+            tenant text NOT NULL,
+            owner text NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            artifact_id text NOT NULL,
+            position integer NOT NULL,
+            header json NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, position),
+            FOREIGN KEY (tenant, owner, task_id) REFERENCES tasks (tenant, owner, id)
+                ON DELETE CASCADE
+        )""",
+        """CREATE TABLE artifact_chunks (
+            tenant text NOT NULL,
+            owner text NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            position integer NOT NULL,
+            seq bigint NOT NULL,
+            parts json NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, position, seq),
+            FOREIGN KEY (tenant, owner, task_id, position)
+                REFERENCES artifacts (tenant, owner, task_id, position) ON DELETE CASCADE
+        )""",
+        # `seq` keeps the order configs were first put in (a replacement keeps its place).
+        """CREATE TABLE push_configs (
+            tenant text NOT NULL,
+            owner text NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            config_id text NOT NULL,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            body json NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, config_id)
+        )""",
+    ),
+)

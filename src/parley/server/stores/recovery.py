@@ -1,0 +1,56 @@
+"""The restart policy: a task a previous process left SUBMITTED or WORKING has no agent
+running it any more, so on start it is failed with a status message saying why, folded
+and saved like any other event (its previous status message goes to history).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+
+from parley.model import Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent, TextPart
+from parley.protocol import folding, lifecycle
+from parley.server.stores.base import Scope, StaleWriteError, TaskStore
+
+RESTART_MESSAGE = "The server restarted while this task was running"
+"""The text of the status message of a task failed by recovery."""
+
+_ATTEMPTS = 5
+
+
+async def fail_interrupted(
+    store: TaskStore, keys: Iterable[tuple[str, str, str]], now: datetime
+) -> int:
+    """Fail each (tenant, caller, task id) that is still active; return how many were."""
+    failed = 0
+    for tenant, caller, task_id in keys:
+        if await _fail((tenant, caller), task_id, store, now):
+            failed += 1
+    return failed
+
+
+async def _fail(scope: Scope, task_id: str, store: TaskStore, now: datetime) -> bool:
+    for _ in range(_ATTEMPTS):  # a concurrent writer (another process) may move first
+        stored = await store.get(scope, task_id)
+        if stored is None or stored.task.status.state not in lifecycle.ACTIVE:
+            return False
+        task = stored.task
+        note = Message(
+            message_id=str(uuid.uuid4()),
+            role=Role.AGENT,
+            parts=(TextPart(text=RESTART_MESSAGE),),
+            task_id=task.id,
+            context_id=task.context_id,
+        )
+        event = TaskStatusUpdateEvent(
+            task_id=task.id,
+            context_id=task.context_id,
+            status=TaskStatus(state=TaskState.FAILED, message=note, timestamp=now),
+        )
+        try:
+            await store.save(scope, folding.apply_event(task, event), (event,), stored.version)
+        except StaleWriteError:
+            continue
+        return True
+    raise StaleWriteError(f"task {task_id} kept changing while it was being recovered")

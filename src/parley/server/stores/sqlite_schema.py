@@ -1,0 +1,77 @@
+"""The SQLite schema, as ordered migrations: `MIGRATIONS[n - 1]` takes a database from
+version n - 1 to n (each statement runs in one transaction with the version bump).
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        # Version 1. Model objects are stored as A2A 1.0 wire JSON. `sort_ts` is the
+        # status timestamp in µs since the epoch (-2**63 when there is none), so
+        # (sort_ts DESC, id DESC) is the ListTasks order; ids compare as bytes (UTF-8),
+        # which is code-point order, as in `paging.sort_key`.
+        """CREATE TABLE tasks (
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            id TEXT NOT NULL,
+            context_id TEXT NOT NULL,
+            state INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            sort_ts INTEGER NOT NULL,
+            metadata TEXT,
+            version INTEGER NOT NULL,
+            history_count INTEGER NOT NULL,
+            event_count INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (tenant, owner, id)
+        )""",
+        "CREATE INDEX tasks_by_time ON tasks (tenant, owner, sort_ts DESC, id DESC)",
+        """CREATE INDEX tasks_by_context
+            ON tasks (tenant, owner, context_id, sort_ts DESC, id DESC)""",
+        "CREATE INDEX tasks_by_state ON tasks (tenant, owner, state, sort_ts DESC, id DESC)",
+        "CREATE INDEX tasks_active ON tasks (state) WHERE state IN (1, 2)",
+        "CREATE INDEX tasks_finished ON tasks (updated_at) WHERE state IN (3, 4, 5, 7)",
+        """CREATE TABLE task_messages (
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, position),
+            FOREIGN KEY (tenant, owner, task_id) REFERENCES tasks (tenant, owner, id)
+                ON DELETE CASCADE
+        )""",
+        """CREATE TABLE artifacts (
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            artifact_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            header TEXT NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, position),
+            FOREIGN KEY (tenant, owner, task_id) REFERENCES tasks (tenant, owner, id)
+                ON DELETE CASCADE
+        )""",
+        """CREATE TABLE artifact_chunks (
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            parts TEXT NOT NULL,
+            PRIMARY KEY (tenant, owner, task_id, position, seq),
+            FOREIGN KEY (tenant, owner, task_id, position)
+                REFERENCES artifacts (tenant, owner, task_id, position) ON DELETE CASCADE
+        )""",
+        # rowid keeps the order configs were first put in (a replacement keeps its place).
+        """CREATE TABLE push_configs (
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            config_id TEXT NOT NULL,
+            body TEXT NOT NULL,
+            UNIQUE (tenant, owner, task_id, config_id)
+        )""",
+    ),
+)
