@@ -22,5 +22,10 @@ JSONObject: TypeAlias = Mapping[str, JSONValue]
 """A JSON object (protobuf `Struct`)."""
 
 
-class Model(msgspec.Struct, frozen=True, kw_only=True):
-    """Base class of all canonical model objects: frozen, keyword-only, compared by value."""
+class Model(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Base class of all canonical model objects: frozen, keyword-only, compared by value.
+
+    Not tracked by the garbage collector (`gc=False`): immutable objects built bottom-up
+    cannot form reference cycles, and a server holding many tasks would otherwise pay
+    for scanning them in every full collection.
+    """
