@@ -16,16 +16,14 @@ from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotification
 from parley.protocol import paging
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
-    SchemaStatus,
     Scope,
     StaleWriteError,
     StoredTask,
-    StoreOptions,
     TaskPage,
 )
 from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
 from parley.server.stores.postgres_db import PostgresDatabase
-from parley.server.stores.retention import RetentionTimer
+from parley.server.stores.retention import DurableLifecycle
 
 if TYPE_CHECKING:
     from parley.server.stores.postgres_db import Connection
@@ -136,42 +134,14 @@ def _filtered(scope: Scope, request: ListTasksRequest) -> _Query:
     return query
 
 
-class PostgresTaskStore:
+class PostgresTaskStore(DurableLifecycle):
     """Tasks in PostgreSQL (see `postgres_schema` for the tables)."""
 
     def __init__(
         self, database: PostgresDatabase, *, clock: Callable[[], datetime] = rows.utc_now
     ) -> None:
-        self.database = database
-        self.clock = clock
-        self._timer: RetentionTimer | None = None
-
-    @property
-    def options(self) -> StoreOptions:
-        return self.database.options
-
-    # ----------------------------------------------------------------- lifecycle
-
-    async def open(self) -> None:
-        await self.database.open()
-        retention = self.options.retention
-        if retention is not None and self._timer is None:
-            self._timer = RetentionTimer(
-                self.purge, retention, self.options.purge_every, self.clock
-            )
-            self._timer.start()
-
-    async def close(self) -> None:
-        timer, self._timer = self._timer, None
-        if timer is not None:
-            await timer.stop()
-        await self.database.close()
-
-    async def migrate(self) -> SchemaStatus:
-        return await self.database.migrate()
-
-    async def schema_status(self) -> SchemaStatus:
-        return await self.database.schema_status()
+        super().__init__(database, clock=clock)
+        self.database: PostgresDatabase = database
 
     # ----------------------------------------------------------------- tasks
 

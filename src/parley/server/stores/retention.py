@@ -1,15 +1,20 @@
 """Retention: durations as written in store URLs and on the command line (`30d`, `12h`),
-and the optional timer that purges old terminal tasks while a store is open.
+the optional timer that purges old terminal tasks while a store is open, and the
+lifecycle (open, close, migrate) the durable task stores share around that timer.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from datetime import datetime, timedelta
+from typing import Protocol
+
+from parley.server.stores.base import SchemaStatus, StoreOptions
 
 log = logging.getLogger("parley.server.stores")
 
@@ -67,3 +72,57 @@ class RetentionTimer:
                 if purged:
                     log.info("purged %d tasks finished more than %s ago", purged, self._retention)
             await asyncio.sleep(self._every.total_seconds())
+
+
+class Database(Protocol):
+    """What a durable task store needs of its database for its lifecycle."""
+
+    @property
+    def options(self) -> StoreOptions: ...
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def migrate(self) -> SchemaStatus: ...
+
+    async def schema_status(self) -> SchemaStatus: ...
+
+
+class DurableLifecycle(abc.ABC):
+    """Open/close/migrate of a durable task store, and its retention timer (shared by
+    the SQLite and PostgreSQL stores)."""
+
+    def __init__(self, database: Database, *, clock: Callable[[], datetime]) -> None:
+        self.database = database
+        self.clock = clock
+        self._timer: RetentionTimer | None = None
+
+    @property
+    def options(self) -> StoreOptions:
+        return self.database.options
+
+    @abc.abstractmethod
+    async def purge(self, older_than: datetime) -> int:
+        """Delete terminal tasks last updated before `older_than`; how many went."""
+
+    async def open(self) -> None:
+        await self.database.open()
+        retention = self.options.retention
+        if retention is not None and self._timer is None:
+            self._timer = RetentionTimer(
+                self.purge, retention, self.options.purge_every, self.clock
+            )
+            self._timer.start()
+
+    async def close(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            await timer.stop()
+        await self.database.close()
+
+    async def migrate(self) -> SchemaStatus:
+        return await self.database.migrate()
+
+    async def schema_status(self) -> SchemaStatus:
+        return await self.database.schema_status()

@@ -22,15 +22,13 @@ from parley.model import (
 from parley.protocol import paging
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
-    SchemaStatus,
     Scope,
     StaleWriteError,
     StoredTask,
-    StoreOptions,
     TaskPage,
 )
 from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
-from parley.server.stores.retention import RetentionTimer
+from parley.server.stores.retention import DurableLifecycle
 from parley.server.stores.sqlite_db import SqliteDatabase, transaction
 
 PURGE_BATCH = 500
@@ -106,42 +104,14 @@ def _filters(scope: Scope, request: ListTasksRequest) -> tuple[str, list[object]
     return " AND ".join(clauses), params
 
 
-class SqliteTaskStore:
+class SqliteTaskStore(DurableLifecycle):
     """Tasks in a SQLite file (see `sqlite_schema` for the tables)."""
 
     def __init__(
         self, database: SqliteDatabase, *, clock: Callable[[], datetime] = rows.utc_now
     ) -> None:
-        self.database = database
-        self.clock = clock
-        self._timer: RetentionTimer | None = None
-
-    @property
-    def options(self) -> StoreOptions:
-        return self.database.options
-
-    # ----------------------------------------------------------------- lifecycle
-
-    async def open(self) -> None:
-        await self.database.open()
-        retention = self.options.retention
-        if retention is not None and self._timer is None:
-            self._timer = RetentionTimer(
-                self.purge, retention, self.options.purge_every, self.clock
-            )
-            self._timer.start()
-
-    async def close(self) -> None:
-        timer, self._timer = self._timer, None
-        if timer is not None:
-            await timer.stop()
-        await self.database.close()
-
-    async def migrate(self) -> SchemaStatus:
-        return await self.database.migrate()
-
-    async def schema_status(self) -> SchemaStatus:
-        return await self.database.schema_status()
+        super().__init__(database, clock=clock)
+        self.database: SqliteDatabase = database
 
     # ----------------------------------------------------------------- tasks
 
