@@ -102,6 +102,12 @@ class EventBroker:
         if final:
             self._subscribers.pop(key, None)
 
+    def pressed(self, key: TaskKey) -> bool:
+        """Whether a subscriber of the task has filled half its buffer (the producer
+        should let the writers run)."""
+        half = self.buffer_size // 2
+        return any(len(s._buffer) > half for s in self._subscribers.get(key, ()))
+
     def subscriber_count(self, key: TaskKey | None = None) -> int:
         """Open subscriptions (of one task, or of all): for tests and metrics."""
         if key is not None:
@@ -122,5 +128,7 @@ class Broker(Protocol):
     def subscribe(self, key: TaskKey) -> Subscription: ...
 
     def publish(self, key: TaskKey, event: StreamEvent, *, final: bool = False) -> None: ...
+
+    def pressed(self, key: TaskKey) -> bool: ...
 
     def subscriber_count(self, key: TaskKey | None = None) -> int: ...

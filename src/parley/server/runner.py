@@ -267,7 +267,16 @@ class TaskRunner:
     # ----------------------------------------------------------------- events
 
     async def emit(self, live: LiveTask, event: StreamEvent) -> None:
-        """Fold, commit, publish. Raises A2AError for an event that does not fit."""
+        """Fold, commit, publish. Raises A2AError for an event that does not fit.
+
+        When a subscriber's buffer is half full, the agent then yields to the event loop
+        once, so a producer that never awaits cannot overrun its own stream before a
+        single event is written out."""
+        await self._emit(live, event)
+        if self.broker.pressed(live.key):
+            await asyncio.sleep(0)
+
+    async def _emit(self, live: LiveTask, event: StreamEvent) -> None:
         async with live.lock:
             if isinstance(event, Message) and live.task is None:
                 self._reply(live, event)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+import msgspec
+
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
 
 Scope = tuple[str, str]
@@ -19,9 +21,9 @@ class StaleWriteError(Exception):
     """An update expected a version of the task that is no longer current."""
 
 
-@dataclass(frozen=True, slots=True)
-class StoredTask:
-    """A task as stored, with its version (incremented by every committed update)."""
+class StoredTask(msgspec.Struct, frozen=True, gc=False):
+    """A task as stored, with its version (incremented by every committed update).
+    Untracked by the garbage collector, like the model objects it holds."""
 
     task: Task
     version: int
