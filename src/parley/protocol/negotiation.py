@@ -7,7 +7,7 @@ No I/O here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from parley.model import AgentExtension
 from parley.protocol.errors import ExtensionSupportRequiredError, VersionNotSupportedError
@@ -20,6 +20,8 @@ class Version(enum.Enum):
     V1_0 = "1.0"
 
 
+_BY_VALUE = {version.value: version for version in Version}
+
 DEFAULT_VERSION = Version.V0_3
 """An absent or empty `A2A-Version` means 0.3 (R-VER-6)."""
 
@@ -27,7 +29,7 @@ VERSION_HEADER = "A2A-Version"
 EXTENSIONS_HEADERS = {Version.V1_0: "A2A-Extensions", Version.V0_3: "X-A2A-Extensions"}
 
 
-def parse_version(value: str | None, served: Iterable[Version] = tuple(Version)) -> Version:
+def parse_version(value: str | None, served: Collection[Version] = tuple(Version)) -> Version:
     """Parse an `A2A-Version` value; raise VersionNotSupportedError if not served.
 
     Patch numbers are ignored (R-VER-2): `1.0.3` is `1.0`. Absent or blank is 0.3.
@@ -42,17 +44,16 @@ def parse_version(value: str | None, served: Iterable[Version] = tuple(Version))
                 f"Malformed A2A-Version {text!r}: expected Major.Minor",
                 metadata={"requestedVersion": text[:64]},
             )
-        key = f"{int(pieces[0])}.{int(pieces[1])}"
-        found = next((v for v in Version if v.value == key), None)
+        found = _BY_VALUE.get(f"{int(pieces[0])}.{int(pieces[1])}")
         if found is None:
             raise _unsupported(text, served)
         version = found
-    if version not in tuple(served):
+    if version not in served:
         raise _unsupported(text or version.value, served)
     return version
 
 
-def _unsupported(text: str, served: Iterable[Version]) -> VersionNotSupportedError:
+def _unsupported(text: str, served: Collection[Version]) -> VersionNotSupportedError:
     offered = ", ".join(v.value for v in served)
     return VersionNotSupportedError(
         f"A2A-Version {text!r} is not supported; this interface serves {offered}",
