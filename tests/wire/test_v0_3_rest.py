@@ -44,6 +44,7 @@ from tests.strategies import (
     push_configs,
     requests,
 )
+from tests.wire.json_equality import same
 
 V03 = Flavor.V0_3
 TYPED: Codec[JSON] = CODEC  # RestCodec satisfies the Codec protocol (checked by mypy)
@@ -215,20 +216,6 @@ def normalized_field(field: Any, value: JSON) -> JSON:
     if field.is_repeated:
         return [normalized(kind, item) for item in value]
     return normalized(kind, value)
-
-
-def same(theirs: JSON, ours: JSON) -> bool:
-    """JSON equality where numbers compare numerically (Struct numbers come back as
-    floats) but booleans stay booleans."""
-    if type(theirs) is bool or type(ours) is bool:
-        return type(theirs) is type(ours) and theirs == ours
-    if type(theirs) in (int, float) and type(ours) in (int, float):
-        return bool(theirs == ours)
-    if type(theirs) is dict and type(ours) is dict:
-        return theirs.keys() == ours.keys() and all(same(theirs[k], ours[k]) for k in theirs)
-    if type(theirs) is list and type(ours) is list:
-        return len(theirs) == len(ours) and all(map(same, theirs, ours))
-    return type(theirs) is type(ours) and bool(theirs == ours)
 
 
 def official(name: str, ours: JSON) -> Any:

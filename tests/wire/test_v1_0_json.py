@@ -29,6 +29,7 @@ from parley.wire.codec import Codec
 from parley.wire.json import JSON
 from parley.wire.v1_0 import CODEC, JsonCodec
 from tests.strategies import Flavor, all_models, json_values
+from tests.wire.json_equality import same
 
 MODELS = all_models(Flavor.V1_0)
 TYPED: Codec[JSON] = CODEC  # JsonCodec satisfies the Codec protocol (checked by mypy)
@@ -86,20 +87,6 @@ def normalized_field(field: Any, value: JSON) -> JSON:
     if field.is_repeated:
         return [normalized(kind, item) for item in value]
     return normalized(kind, value)
-
-
-def same(theirs: JSON, ours: JSON) -> bool:
-    """JSON equality where numbers compare numerically (Struct numbers come back as
-    floats) but booleans stay booleans."""
-    if type(theirs) is bool or type(ours) is bool:
-        return type(theirs) is type(ours) and theirs == ours
-    if type(theirs) in (int, float) and type(ours) in (int, float):
-        return bool(theirs == ours)
-    if type(theirs) is dict and type(ours) is dict:
-        return theirs.keys() == ours.keys() and all(same(theirs[k], ours[k]) for k in theirs)
-    if type(theirs) is list and type(ours) is list:
-        return len(theirs) == len(ours) and all(map(same, theirs, ours))
-    return type(theirs) is type(ours) and bool(theirs == ours)
 
 
 def assert_official(message_name: str, ours: JSON) -> None:
