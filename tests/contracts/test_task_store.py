@@ -335,6 +335,40 @@ def test_list_shapes_history_and_artifacts(store_url: str) -> None:
     run(main())
 
 
+def test_get_reads_only_the_history_asked_for(store_url: str) -> None:
+    """R-TASK-1/2: GetTask's historyLength is applied by the store's read (None: all;
+    0: none; n: the n most recent), artifacts always included, version unchanged."""
+
+    async def main() -> None:
+        async with opened(store_url) as (store, _):
+            stored = await store.create(ALICE, make_task("t1"))
+            stored = await apply(
+                store,
+                ALICE,
+                stored,
+                replace(text_message("m2"), task_id="t1"),
+                replace(text_message("m3"), task_id="t1"),
+                artifact_event(stored.task, "a", "x"),
+            )
+            full = stored.task
+            assert len(full.history) == 3
+
+            async def got(history_length: int | None) -> Task:
+                found = await store.get(ALICE, "t1", history_length=history_length)
+                assert found is not None
+                assert found.version == stored.version
+                return found.task
+
+            assert await got(None) == full
+            assert await got(0) == replace(full, history=())
+            assert await got(2) == replace(full, history=full.history[-2:])
+            assert await got(3) == full
+            assert await got(30) == full
+            assert await store.get(ALICE_ELSEWHERE, "t1", history_length=1) is None
+
+    run(main())
+
+
 def test_list_pages_with_cursor_tokens(store_url: str) -> None:
     """R-TASK-4/6: tokens continue after the last task of the previous page; the last
     page has an empty token; total_size counts every match."""

@@ -571,9 +571,11 @@ def test_message_to_an_unknown_task_is_not_found() -> None:
 class YieldingTaskStore(InMemoryTaskStore):
     """An in-memory store that yields to the loop on every call, as any I/O store does."""
 
-    async def get(self, scope: Scope, task_id: str) -> StoredTask | None:
+    async def get(
+        self, scope: Scope, task_id: str, *, history_length: int | None = None
+    ) -> StoredTask | None:
         await asyncio.sleep(0)
-        return await super().get(scope, task_id)
+        return await super().get(scope, task_id, history_length=history_length)
 
 
 def test_concurrent_follow_ups_do_not_run_the_agent_twice() -> None:

@@ -200,16 +200,18 @@ class AgentService:
 
     # ----------------------------------------------------------------- tasks
 
-    async def _stored(self, ctx: CallContext, task_id: str) -> StoredTask:
-        stored = await self.store.get(ctx.scope, task_id)
+    async def _stored(
+        self, ctx: CallContext, task_id: str, history_length: int | None = None
+    ) -> StoredTask:
+        stored = await self.store.get(ctx.scope, task_id, history_length=history_length)
         if stored is None:
             raise _not_found(task_id)
         return stored
 
     async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
         validation.validate_get(request)
-        stored = await self._stored(ctx, request.id)
-        return history.trim_history(stored.task, request.history_length)
+        stored = await self._stored(ctx, request.id, request.history_length)
+        return stored.task
 
     async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
         validation.validate_list(request)

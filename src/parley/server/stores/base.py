@@ -44,7 +44,12 @@ class TaskStore(Protocol):
 
     async def create(self, scope: Scope, task: Task) -> StoredTask: ...
 
-    async def get(self, scope: Scope, task_id: str) -> StoredTask | None: ...
+    async def get(
+        self, scope: Scope, task_id: str, *, history_length: int | None = None
+    ) -> StoredTask | None:
+        """The task, with only its `history_length` most recent messages when given
+        (None: all; 0: none), read without loading the rest of its history."""
+        ...
 
     async def save(
         self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int

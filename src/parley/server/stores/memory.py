@@ -53,8 +53,15 @@ class InMemoryTaskStore:
         self._updated[key] = self.clock()
         return stored
 
-    async def get(self, scope: Scope, task_id: str) -> StoredTask | None:
-        return self._tasks.get((*scope, task_id))
+    async def get(
+        self, scope: Scope, task_id: str, *, history_length: int | None = None
+    ) -> StoredTask | None:
+        stored = self._tasks.get((*scope, task_id))
+        if stored is None or history_length is None:
+            return stored
+        return StoredTask(
+            task=history.trim_history(stored.task, history_length), version=stored.version
+        )
 
     async def save(
         self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int

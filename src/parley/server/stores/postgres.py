@@ -57,7 +57,9 @@ _ARTIFACTS = """(SELECT json_agg(json_build_array(a.header, (
         AND c.position = a.position)) ORDER BY a.position)
     FROM artifacts a WHERE a.tenant = t.tenant AND a.owner = t.owner AND a.task_id = t.id)"""
 _GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
-    {_HISTORY.format(first="0")}, {_ARTIFACTS}
+    CASE WHEN $4::bigint = 0 THEN NULL
+    ELSE {_HISTORY.format(first="t.history_count - coalesce($4::bigint, t.history_count)")} END,
+    {_ARTIFACTS}
     FROM tasks t WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3"""
 _PURGE = f"""WITH gone AS (
         DELETE FROM tasks WHERE (tenant, owner, id) IN (
@@ -165,9 +167,11 @@ class PostgresTaskStore(DurableLifecycle):
             await _write_rows(connection, key, changes)
         return StoredTask(task=task, version=1)
 
-    async def get(self, scope: Scope, task_id: str) -> StoredTask | None:
+    async def get(
+        self, scope: Scope, task_id: str, *, history_length: int | None = None
+    ) -> StoredTask | None:
         async with self.database.connection() as connection:
-            row = await connection.fetchrow(_GET, *scope, task_id)
+            row = await connection.fetchrow(_GET, *scope, task_id, history_length)
         if row is None:
             return None
         context_id, status, metadata, version, history, artifacts = row

@@ -139,19 +139,26 @@ class SqliteTaskStore(DurableLifecycle):
         await self.database.run(work)
         return StoredTask(task=task, version=1)
 
-    async def get(self, scope: Scope, task_id: str) -> StoredTask | None:
+    async def get(
+        self, scope: Scope, task_id: str, *, history_length: int | None = None
+    ) -> StoredTask | None:
         key = (*scope, task_id)
+        shape = rows.Shape(history_length=history_length, include_artifacts=True)
 
         def work(connection: sqlite3.Connection) -> StoredTask | None:
             with transaction(connection, write=False):
                 head = connection.execute(
-                    f"SELECT context_id, status, metadata, version FROM tasks WHERE {_KEY}", key
+                    "SELECT context_id, status, metadata, version, history_count"
+                    f" FROM tasks WHERE {_KEY}",
+                    key,
                 ).fetchone()
                 if head is None:
                     return None
-                history = _history(connection, key, 0)
+                context_id, status, metadata, version, history_count = head
+                history: list[rows.JSON] = []
+                if history_length != 0:
+                    history = _history(connection, key, rows.first_position(history_count, shape))
                 artifacts = _artifacts(connection, key)
-            context_id, status, metadata, version = head
             task = rows.task(
                 task_id,
                 context_id,
