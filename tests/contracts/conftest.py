@@ -35,7 +35,7 @@ def _postgres_unavailable() -> str:
 _unavailable: list[str] = []
 
 
-def _require_postgres() -> None:
+def require_postgres() -> None:
     if not _unavailable:
         _unavailable.append(_postgres_unavailable())
     reason = _unavailable[0]
@@ -51,7 +51,7 @@ def _url(backend: str, tmp_path: Path) -> Iterator[str]:
     elif backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'parley.db'}"
     else:
-        _require_postgres()
+        require_postgres()
         schema = asyncio.run(create_schema())
         try:
             yield with_params(POSTGRES_URL, schema=schema, pool_max_size="20")
