@@ -1,15 +1,18 @@
 """The echo agent on Parley: `echo` (blocking send), `stream` (100 chunks) and `wait`
-(never finishes: an open stream that stays open), chosen by message metadata `skill`."""
+(never finishes: an open stream that stays open), chosen by message metadata `skill`.
+`BENCH_STORE` names its task store (a `parley serve --store` URL; memory by default)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 
 from benchmarks.servers import STREAM_CHUNKS, instrumented
 from parley.asgi import build_app
 from parley.server.agent import Agent
 from parley.server.service import AgentService
+from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
 
 URL = "http://127.0.0.1:8000/"
@@ -40,5 +43,8 @@ async def wait(task: TaskContext) -> str:
     return ""
 
 
-service = AgentService(agent.executor(), agent.card(URL))
+stores = open_store(os.environ.get("BENCH_STORE", "memory"))
+service = AgentService(
+    agent.executor(), agent.card(URL), store=stores.tasks, push_store=stores.push_configs
+)
 app = instrumented(build_app(service))

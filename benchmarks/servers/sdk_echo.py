@@ -1,5 +1,6 @@
 """The same echo agent on the official a2a-sdk server (1.x): its Starlette JSON-RPC and
-agent-card routes over `DefaultRequestHandler` with the SDK's in-memory task store.
+agent-card routes over `DefaultRequestHandler` with the SDK's in-memory task store (or
+its SQL store on the database `BENCH_SDK_DB` names).
 
 `echo` completes a task with one text artifact (what Parley's `return task.text` does),
 `stream` adds 100 artifact chunks, `wait` never finishes; chosen by message metadata
@@ -9,13 +10,14 @@ agent-card routes over `DefaultRequestHandler` with the SDK's in-memory task sto
 from __future__ import annotations
 
 import asyncio
+import os
 
 from a2a.helpers import get_message_text, new_task, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
@@ -87,8 +89,21 @@ card = AgentCard(
     ],
 )
 
+
+def _task_store() -> TaskStore:
+    """The SDK's in-memory store, or with `BENCH_SDK_DB` (an SQLAlchemy async URL) its SQL
+    store on that database."""
+    database = os.environ.get("BENCH_SDK_DB")
+    if not database:
+        return InMemoryTaskStore()
+    from a2a.server.tasks import DatabaseTaskStore  # noqa: PLC0415  # needs SQLAlchemy
+    from sqlalchemy.ext.asyncio import create_async_engine  # noqa: PLC0415
+
+    return DatabaseTaskStore(create_async_engine(database))
+
+
 handler = DefaultRequestHandler(
-    agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+    agent_executor=EchoExecutor(), task_store=_task_store(), agent_card=card
 )
 
 
