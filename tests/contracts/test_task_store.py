@@ -520,3 +520,30 @@ def test_purge_deletes_old_terminal_tasks_with_their_rows(store_url: str) -> Non
             assert await store.purge(T0 + timedelta(days=11)) == 1
 
     run(main())
+
+
+def test_two_stores_on_one_database_take_turns(durable_url: str) -> None:
+    """Two store instances on one database (two replicas): each sees what the other
+    saved and saves after it; a save based on a version the other has moved past is
+    stale, whatever the saving instance last wrote itself."""
+
+    async def main() -> None:
+        async with opened(durable_url) as (first, _), opened(durable_url) as (second, _):
+            stored = await first.create(ALICE, make_task("t1"))
+            stored = await apply(first, ALICE, stored, artifact_event(stored.task, "a", "1"))
+            theirs = await second.get(ALICE, "t1")
+            assert theirs == stored
+            theirs = await apply(
+                second, ALICE, theirs, artifact_event(stored.task, "a", "2", append=True)
+            )
+            with pytest.raises(StaleWriteError):  # first last wrote version 2; it is 3 now
+                await apply(first, ALICE, stored, artifact_event(stored.task, "a", "x"))
+            reloaded = await first.get(ALICE, "t1")
+            assert reloaded == theirs
+            final = await apply(
+                first, ALICE, reloaded, artifact_event(stored.task, "a", "3", append=True)
+            )
+            assert texts(final.task.artifacts[0]) == ["1", "2", "3"]
+            assert await second.get(ALICE, "t1") == final
+
+    run(main())

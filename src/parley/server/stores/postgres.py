@@ -21,75 +21,32 @@ from parley.server.stores.base import (
     StoredTask,
     TaskPage,
 )
-from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
+from parley.server.stores.migrations import ACTIVE_STATES, sql_list
 from parley.server.stores.postgres_db import PostgresDatabase
+from parley.server.stores.postgres_sql import (
+    ARTIFACTS,
+    CHILD,
+    GET,
+    HISTORY,
+    INSERT_TASK,
+    KEY,
+    PURGE,
+    SAVE,
+    UPDATE_TASK,
+    Key,
+    save_arguments,
+    write_rows,
+)
 from parley.server.stores.retention import DurableLifecycle
 
 if TYPE_CHECKING:
-    from parley.server.stores.postgres_db import Connection
+    pass
 
 PURGE_BATCH = 500
 """Tasks deleted per purge transaction."""
-
-Key = tuple[str, str, str]
-
-_KEY = "tenant = $1 AND owner = $2 AND id = $3"
-_CHILD = "tenant = $1 AND owner = $2 AND task_id = $3"
-_INSERT_TASK = """INSERT INTO tasks (tenant, owner, id, context_id, state, status, sort_ts,
-    metadata, version, history_count, event_count, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, 0, $10, $10) ON CONFLICT DO NOTHING"""
-_UPDATE_TASK = f"""UPDATE tasks SET state = $4, status = $5, sort_ts = $6, metadata = $7,
-    version = version + 1, history_count = $8, event_count = event_count + $9, updated_at = $10
-    WHERE {_KEY}"""
-_UPSERT_HEADER = """INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
-    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, position)
-    DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header"""
-_INSERT_CHUNK = """INSERT INTO artifact_chunks (tenant, owner, task_id, position, seq, parts)
-    VALUES ($1, $2, $3, $4, $5, $6)"""
-_INSERT_MESSAGE = """INSERT INTO task_messages (tenant, owner, task_id, position, body)
-    VALUES ($1, $2, $3, $4, $5)"""
-_HISTORY = """(SELECT json_agg(m.body ORDER BY m.position) FROM task_messages m
-    WHERE m.tenant = t.tenant AND m.owner = t.owner AND m.task_id = t.id
-    AND m.position >= {first})"""
-_ARTIFACTS = """(SELECT json_agg(json_build_array(a.header, (
-        SELECT json_agg(c.parts ORDER BY c.seq) FROM artifact_chunks c
-        WHERE c.tenant = a.tenant AND c.owner = a.owner AND c.task_id = a.task_id
-        AND c.position = a.position)) ORDER BY a.position)
-    FROM artifacts a WHERE a.tenant = t.tenant AND a.owner = t.owner AND a.task_id = t.id)"""
-_GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
-    CASE WHEN $4::bigint = 0 THEN NULL
-    ELSE {_HISTORY.format(first="t.history_count - coalesce($4::bigint, t.history_count)")} END,
-    {_ARTIFACTS}
-    FROM tasks t WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3"""
-_PURGE = f"""WITH gone AS (
-        DELETE FROM tasks WHERE (tenant, owner, id) IN (
-            SELECT tenant, owner, id FROM tasks
-            WHERE state IN {sql_list(TERMINAL_STATES)} AND updated_at < $1
-            ORDER BY updated_at LIMIT $2)
-        RETURNING tenant, owner, id),
-    configs AS (
-        DELETE FROM push_configs p USING gone g
-        WHERE p.tenant = g.tenant AND p.owner = g.owner AND p.task_id = g.id)
-    SELECT count(*) FROM gone"""
-
-
-async def _write_rows(connection: Connection, key: Key, changes: rows.Rows) -> None:
-    if changes.headers:
-        await connection.executemany(
-            _UPSERT_HEADER, [(*key, h.artifact_id, h.position, h.header) for h in changes.headers]
-        )
-    for chunk in changes.chunks:
-        if chunk.replace:
-            await connection.execute(
-                f"DELETE FROM artifact_chunks WHERE {_CHILD} AND position = $4",
-                *key,
-                chunk.position,
-            )
-        await connection.execute(_INSERT_CHUNK, *key, chunk.position, chunk.seq, chunk.parts)
-    if changes.messages:
-        await connection.executemany(
-            _INSERT_MESSAGE, [(*key, *message) for message in changes.messages]
-        )
+COUNTS_KEPT = 10_000
+"""Tasks whose (version, history count, event count) a store remembers for one-statement
+saves; others take the read-then-write path."""
 
 
 def _task(row: Sequence[Any]) -> Task:
@@ -144,6 +101,8 @@ class PostgresTaskStore(DurableLifecycle):
     ) -> None:
         super().__init__(database, clock=clock)
         self.database: PostgresDatabase = database
+        self._counts: dict[Key, tuple[int, int, int]] = {}
+        """(version, history count, event count) of tasks this store wrote last."""
 
     # ----------------------------------------------------------------- tasks
 
@@ -152,7 +111,7 @@ class PostgresTaskStore(DurableLifecycle):
         changes = rows.created(task)
         async with self.database.connection(write=True) as connection:
             done = await connection.execute(
-                _INSERT_TASK,
+                INSERT_TASK,
                 *key,
                 task.context_id,
                 int(task.status.state),
@@ -164,35 +123,80 @@ class PostgresTaskStore(DurableLifecycle):
             )
             if done.endswith(" 0"):
                 raise StaleWriteError(f"task {task.id} already exists")
-            await _write_rows(connection, key, changes)
+            await write_rows(connection, key, changes)
+        self._remember(key, 1, len(task.history), 0)
         return StoredTask(task=task, version=1)
 
     async def get(
         self, scope: Scope, task_id: str, *, history_length: int | None = None
     ) -> StoredTask | None:
         async with self.database.connection() as connection:
-            row = await connection.fetchrow(_GET, *scope, task_id, history_length)
+            row = await connection.fetchrow(GET, *scope, task_id, history_length)
         if row is None:
             return None
         context_id, status, metadata, version, history, artifacts = row
         task = _task((task_id, context_id, status, metadata, history, artifacts))
         return StoredTask(task=task, version=version)
 
+    def _remember(self, key: Key, version: int, history_count: int, event_count: int) -> None:
+        counts = self._counts
+        counts.pop(key, None)
+        counts[key] = (version, history_count, event_count)
+        if len(counts) > COUNTS_KEPT:
+            del counts[next(iter(counts))]
+
     async def save(
         self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int
     ) -> StoredTask:
         key = (*scope, task.id)
+        known = self._counts.pop(key, None)
+        if known is not None and known[0] == expected_version:
+            await self._save_known(key, task, events, expected_version, known)
+        else:
+            await self._save_read_first(key, task, events, expected_version)
+        return StoredTask(task=task, version=expected_version + 1)
+
+    async def _save_known(
+        self,
+        key: Key,
+        task: Task,
+        events: Sequence[TaskEvent],
+        expected_version: int,
+        known: tuple[int, int, int],
+    ) -> None:
+        changes = rows.appended(task, events, known[1], known[2])
+        async with self.database.connection() as connection:
+            applied = await connection.fetchval(
+                SAVE,
+                *key,
+                int(task.status.state),
+                rows.status_json(task.status),
+                rows.sort_ts(task),
+                rows.metadata_json(task.metadata),
+                len(task.history),
+                len(events),
+                self.clock(),
+                expected_version,
+                *save_arguments(changes),
+            )
+        if not applied:
+            raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
+        self._remember(key, expected_version + 1, len(task.history), known[2] + len(events))
+
+    async def _save_read_first(
+        self, key: Key, task: Task, events: Sequence[TaskEvent], expected_version: int
+    ) -> None:
         status = rows.status_json(task.status)
         async with self.database.connection(write=True) as connection:
             found = await connection.fetchrow(
-                f"SELECT version, history_count, event_count FROM tasks WHERE {_KEY} FOR UPDATE",
+                f"SELECT version, history_count, event_count FROM tasks WHERE {KEY} FOR UPDATE",
                 *key,
             )
             if found is None or found[0] != expected_version:
                 raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
             changes = rows.appended(task, events, found[1], found[2])
             await connection.execute(
-                _UPDATE_TASK,
+                UPDATE_TASK,
                 *key,
                 int(task.status.state),
                 status,
@@ -202,8 +206,8 @@ class PostgresTaskStore(DurableLifecycle):
                 len(events),
                 self.clock(),
             )
-            await _write_rows(connection, key, changes)
-        return StoredTask(task=task, version=expected_version + 1)
+            await write_rows(connection, key, changes)
+        self._remember(key, expected_version + 1, len(task.history), found[2] + len(events))
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
         size = paging.check_page_size(page_size)
@@ -217,12 +221,10 @@ class PostgresTaskStore(DurableLifecycle):
             query.where(f'(t.sort_ts, t.id) < ({stamp}, {task_id}::text COLLATE "C")')
         history = "NULL::json"
         if shape.history_length is None:
-            history = _HISTORY.format(first="0")
+            history = HISTORY.format(first="0")
         elif shape.history_length > 0:
-            history = _HISTORY.format(
-                first=f"t.history_count - {query.param(shape.history_length)}"
-            )
-        artifacts = _ARTIFACTS if shape.include_artifacts else "NULL::json"
+            history = HISTORY.format(first=f"t.history_count - {query.param(shape.history_length)}")
+        artifacts = ARTIFACTS if shape.include_artifacts else "NULL::json"
         page_sql = f"""SELECT t.id, t.context_id, t.status, t.metadata, {history}, {artifacts}
             FROM tasks t WHERE {query.sql()} ORDER BY t.sort_ts DESC, t.id DESC
             LIMIT {query.param(size + 1)}"""
@@ -246,7 +248,7 @@ class PostgresTaskStore(DurableLifecycle):
         purged = 0
         while True:
             async with self.database.connection(write=True) as connection:
-                count = int(await connection.fetchval(_PURGE, older_than, PURGE_BATCH))
+                count = int(await connection.fetchval(PURGE, older_than, PURGE_BATCH))
             purged += count
             if count < PURGE_BATCH:
                 return purged
@@ -282,7 +284,7 @@ class PostgresPushConfigStore:
     ) -> TaskPushNotificationConfig | None:
         async with self.database.connection() as connection:
             body = await connection.fetchval(
-                f"SELECT body FROM push_configs WHERE {_CHILD} AND config_id = $4",
+                f"SELECT body FROM push_configs WHERE {CHILD} AND config_id = $4",
                 *scope,
                 task_id,
                 config_id,
@@ -292,14 +294,14 @@ class PostgresPushConfigStore:
     async def list(self, scope: Scope, task_id: str) -> tuple[TaskPushNotificationConfig, ...]:
         async with self.database.connection() as connection:
             found = await connection.fetch(
-                f"SELECT body FROM push_configs WHERE {_CHILD} ORDER BY seq", *scope, task_id
+                f"SELECT body FROM push_configs WHERE {CHILD} ORDER BY seq", *scope, task_id
             )
         return tuple(rows.push_config(row[0]) for row in found)
 
     async def delete(self, scope: Scope, task_id: str, config_id: str) -> None:
         async with self.database.connection() as connection:
             await connection.execute(
-                f"DELETE FROM push_configs WHERE {_CHILD} AND config_id = $4",
+                f"DELETE FROM push_configs WHERE {CHILD} AND config_id = $4",
                 *scope,
                 task_id,
                 config_id,

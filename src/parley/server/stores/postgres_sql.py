@@ -1,0 +1,122 @@
+"""The SQL of the PostgreSQL stores: statements composed of constant fragments only (every
+value is a bound parameter), and the writes of a save's appended rows.
+"""
+
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from parley.server.stores import rows
+from parley.server.stores.migrations import TERMINAL_STATES, sql_list
+
+if TYPE_CHECKING:
+    from parley.server.stores.postgres_db import Connection
+
+Key = tuple[str, str, str]
+
+KEY = "tenant = $1 AND owner = $2 AND id = $3"
+CHILD = "tenant = $1 AND owner = $2 AND task_id = $3"
+INSERT_TASK = """INSERT INTO tasks (tenant, owner, id, context_id, state, status, sort_ts,
+    metadata, version, history_count, event_count, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, 0, $10, $10) ON CONFLICT DO NOTHING"""
+UPDATE_TASK = f"""UPDATE tasks SET state = $4, status = $5, sort_ts = $6, metadata = $7,
+    version = version + 1, history_count = $8, event_count = event_count + $9, updated_at = $10
+    WHERE {KEY}"""
+UPSERT_HEADER = """INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, position)
+    DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header"""
+INSERT_CHUNK = """INSERT INTO artifact_chunks (tenant, owner, task_id, position, seq, parts)
+    VALUES ($1, $2, $3, $4, $5, $6)"""
+INSERT_MESSAGE = """INSERT INTO task_messages (tenant, owner, task_id, position, body)
+    VALUES ($1, $2, $3, $4, $5)"""
+HISTORY = """(SELECT json_agg(m.body ORDER BY m.position) FROM task_messages m
+    WHERE m.tenant = t.tenant AND m.owner = t.owner AND m.task_id = t.id
+    AND m.position >= {first})"""
+ARTIFACTS = """(SELECT json_agg(json_build_array(a.header, (
+        SELECT json_agg(c.parts ORDER BY c.seq) FROM artifact_chunks c
+        WHERE c.tenant = a.tenant AND c.owner = a.owner AND c.task_id = a.task_id
+        AND c.position = a.position)) ORDER BY a.position)
+    FROM artifacts a WHERE a.tenant = t.tenant AND a.owner = t.owner AND a.task_id = t.id)"""
+GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
+    CASE WHEN $4::bigint = 0 THEN NULL
+    ELSE {HISTORY.format(first="t.history_count - coalesce($4::bigint, t.history_count)")} END,
+    {ARTIFACTS}
+    FROM tasks t WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3"""
+SAVE = f"""WITH up AS (
+        {UPDATE_TASK} AND version = $11 RETURNING 1),
+    headers AS (
+        INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
+        SELECT $1, $2, $3, h.artifact_id, h.position, h.header
+        FROM unnest($12::text[], $13::int[], $14::json[]) AS h(artifact_id, position, header)
+        WHERE EXISTS (SELECT 1 FROM up)
+        ON CONFLICT (tenant, owner, task_id, position)
+        DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header),
+    dropped AS (
+        DELETE FROM artifact_chunks WHERE {CHILD} AND position = ANY($15::int[])
+        AND EXISTS (SELECT 1 FROM up)),
+    chunks AS (
+        INSERT INTO artifact_chunks (tenant, owner, task_id, position, seq, parts)
+        SELECT $1, $2, $3, c.position, c.seq, c.parts
+        FROM unnest($16::int[], $17::bigint[], $18::json[]) AS c(position, seq, parts)
+        WHERE EXISTS (SELECT 1 FROM up)),
+    messages AS (
+        INSERT INTO task_messages (tenant, owner, task_id, position, body)
+        SELECT $1, $2, $3, m.position, m.body
+        FROM unnest($19::int[], $20::json[]) AS m(position, body)
+        WHERE EXISTS (SELECT 1 FROM up))
+    SELECT count(*) FROM up"""
+"""A whole save in one statement (one round trip), for a task whose counts are known:
+the update applies only at the expected version, and the rows only if it applied.
+Statements in one WITH see one snapshot, so the DELETE of replaced chunks removes only
+earlier chunks, never the ones inserted beside it."""
+
+PURGE = f"""WITH gone AS (
+        DELETE FROM tasks WHERE (tenant, owner, id) IN (
+            SELECT tenant, owner, id FROM tasks
+            WHERE state IN {sql_list(TERMINAL_STATES)} AND updated_at < $1
+            ORDER BY updated_at LIMIT $2)
+        RETURNING tenant, owner, id),
+    configs AS (
+        DELETE FROM push_configs p USING gone g
+        WHERE p.tenant = g.tenant AND p.owner = g.owner AND p.task_id = g.id)
+    SELECT count(*) FROM gone"""
+
+
+async def write_rows(connection: Connection, key: Key, changes: rows.Rows) -> None:
+    if changes.headers:
+        await connection.executemany(
+            UPSERT_HEADER, [(*key, h.artifact_id, h.position, h.header) for h in changes.headers]
+        )
+    for chunk in changes.chunks:
+        if chunk.replace:
+            await connection.execute(
+                f"DELETE FROM artifact_chunks WHERE {CHILD} AND position = $4",
+                *key,
+                chunk.position,
+            )
+        await connection.execute(INSERT_CHUNK, *key, chunk.position, chunk.seq, chunk.parts)
+    if changes.messages:
+        await connection.executemany(
+            INSERT_MESSAGE, [(*key, *message) for message in changes.messages]
+        )
+
+
+def save_arguments(changes: rows.Rows) -> tuple[object, ...]:
+    """$12..$20 of `SAVE`: headers, replaced positions, chunks, messages as arrays.
+    A chunk that replaces its artifact's parts supersedes the earlier chunks of the save."""
+    replaced = {c.position: i for i, c in enumerate(changes.chunks) if c.replace}
+    chunks = [c for i, c in enumerate(changes.chunks) if i >= replaced.get(c.position, -1)]
+    headers = changes.headers
+    return (
+        [h.artifact_id for h in headers],
+        [h.position for h in headers],
+        [h.header for h in headers],
+        list(replaced),
+        [c.position for c in chunks],
+        [c.seq for c in chunks],
+        [c.parts for c in chunks],
+        [position for position, _ in changes.messages],
+        [body for _, body in changes.messages],
+    )
