@@ -131,12 +131,11 @@ class SqliteTaskStore(DurableLifecycle):
         changes = rows.created(task)
 
         def work(connection: sqlite3.Connection) -> None:
-            with transaction(connection, write=True):
-                if connection.execute(_INSERT_TASK, (*key, *head)).rowcount == 0:
-                    raise StaleWriteError(f"task {task.id} already exists")
-                _write_rows(connection, key, changes)
+            if connection.execute(_INSERT_TASK, (*key, *head)).rowcount == 0:
+                raise StaleWriteError(f"task {task.id} already exists")
+            _write_rows(connection, key, changes)
 
-        await self.database.run(work)
+        await self.database.write(work)
         return StoredTask(task=task, version=1)
 
     async def get(
@@ -186,17 +185,16 @@ class SqliteTaskStore(DurableLifecycle):
         )
 
         def work(connection: sqlite3.Connection) -> None:
-            with transaction(connection, write=True):
-                found = connection.execute(
-                    f"SELECT version, history_count, event_count FROM tasks WHERE {_KEY}", key
-                ).fetchone()
-                if found is None or found[0] != expected_version:
-                    raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
-                changes = rows.appended(task, events, found[1], found[2])
-                connection.execute(_UPDATE_TASK, (*head, *key))
-                _write_rows(connection, key, changes)
+            found = connection.execute(
+                f"SELECT version, history_count, event_count FROM tasks WHERE {_KEY}", key
+            ).fetchone()
+            if found is None or found[0] != expected_version:
+                raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
+            changes = rows.appended(task, events, found[1], found[2])
+            connection.execute(_UPDATE_TASK, (*head, *key))
+            _write_rows(connection, key, changes)
 
-        await self.database.run(work)
+        await self.database.write(work)
         return StoredTask(task=task, version=expected_version + 1)
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:

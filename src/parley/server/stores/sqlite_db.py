@@ -6,18 +6,23 @@ versioned migrations.
 survives power loss and OS crashes, not only a crash of the process (DESIGN: acknowledged
 means durable). `?synchronous=normal` trades that for speed (a crash of the machine may
 lose the last commits; the database stays consistent).
+
+Group commit: `write` queues a write; the writes queued while the thread was busy run
+together in one transaction, each in a savepoint of its own (a failing one is rolled back
+alone), and one commit — one sync — makes them all durable before any is acknowledged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from parley.server.stores import migrations
 from parley.server.stores.base import SchemaStatus, StoreClosedError, StoreOptions
@@ -60,6 +65,8 @@ class SqliteDatabase:
         self._connection: sqlite3.Connection | None = None
         self._open = False
         self._opening = asyncio.Lock()
+        self._queued: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
+        self._committer: asyncio.Task[None] | None = None
 
     @property
     def where(self) -> str:
@@ -96,6 +103,41 @@ class SqliteDatabase:
         if not self._open:
             raise StoreClosedError(f"{self.where} is not open (AgentService.startup opens it)")
         return await self._call(work)
+
+    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work(connection)` inside a write transaction shared with the other writes
+        queued meanwhile (group commit); return once that transaction is committed.
+        `work` must not begin or end transactions itself."""
+        if not self._open:
+            raise StoreClosedError(f"{self.where} is not open (AgentService.startup opens it)")
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queued.append((work, done))
+        if self._committer is None:
+            self._committer = asyncio.get_running_loop().create_task(self._commit_queued())
+        return await done
+
+    async def _commit_queued(self) -> None:
+        """Commit the queued writes, group after group, until none is left."""
+        try:
+            while self._queued:
+                group, self._queued = self._queued, []
+                try:
+                    outcomes = await self._call(functools.partial(_run_group, group))
+                except asyncio.CancelledError:
+                    for _, done in group:
+                        done.cancel()
+                    raise
+                except Exception as exc:  # the commit failed (or the store closed)
+                    outcomes = [exc] * len(group)
+                for (_, done), outcome in zip(group, outcomes, strict=True):
+                    if done.done():
+                        continue
+                    if isinstance(outcome, Exception):
+                        done.set_exception(outcome)
+                    else:
+                        done.set_result(outcome)
+        finally:
+            self._committer = None
 
     async def migrate(self) -> SchemaStatus:
         """Apply pending migrations in one transaction; SchemaError if the schema is newer."""
@@ -154,6 +196,25 @@ class SqliteDatabase:
                     (version, datetime.now(UTC).isoformat()),
                 )
         return SchemaStatus(current=max(status.current, status.latest), latest=status.latest)
+
+
+def _run_group(
+    group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]],
+    connection: sqlite3.Connection,
+) -> list[Any]:
+    """On the database thread: every write of `group` in its own savepoint, one commit.
+    Returns each write's result, or the exception it raised (its savepoint rolled back)."""
+    outcomes: list[Any] = []
+    with transaction(connection, write=True):
+        for work, _ in group:
+            connection.execute("SAVEPOINT write")
+            try:
+                outcomes.append(work(connection))
+            except Exception as exc:  # handed to that write's caller
+                connection.execute("ROLLBACK TO write")
+                outcomes.append(exc)
+            connection.execute("RELEASE write")
+    return outcomes
 
 
 def _status(connection: sqlite3.Connection) -> SchemaStatus:
