@@ -17,7 +17,7 @@ from parley.model import (
     TaskState,
     TextPart,
 )
-from parley.server.agent import Agent
+from parley.server.agent import STREAM_RESUME_URI, Agent
 from tests.server.support import (
     ALICE,
     artifact_text,
@@ -187,5 +187,6 @@ def test_tck_agent_declares_its_required_extension() -> None:
     card = tck_agent.agent.card("http://localhost")
     assert card.capabilities.push_notifications
     assert [(e.uri, e.required) for e in card.capabilities.extensions] == [
-        (tck_agent.REQUIRED_EXTENSION, True)
+        (tck_agent.REQUIRED_EXTENSION, True),
+        (STREAM_RESUME_URI, False),
     ]

@@ -192,9 +192,16 @@ def test_every_event_is_stored_before_it_is_published() -> None:
             return await super().save(scope, task, events, expected_version)
 
     class RecordingBroker(EventBroker):
-        def publish(self, key: TaskKey, event: StreamEvent, *, final: bool = False) -> None:
+        def publish(
+            self,
+            key: TaskKey,
+            event: StreamEvent,
+            *,
+            final: bool = False,
+            sequence: int | None = None,
+        ) -> None:
             log.append(f"publish:{type(event).__name__}")
-            super().publish(key, event, final=final)
+            super().publish(key, event, final=final, sequence=sequence)
 
     service = AgentService(
         ScriptedExecutor(complete), make_card(), store=RecordingStore(), broker=RecordingBroker()

@@ -6,7 +6,7 @@ ListTasks and push-config CRUD (REFERENCE §7, §8, §9.1, §13)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable
 
 import pytest
 from msgspec.structs import replace
@@ -41,6 +41,7 @@ from parley.protocol.errors import (
     UnsupportedOperationError,
 )
 from parley.server.agent import Agent, FunctionExecutor
+from parley.server.broker import EventStream
 from parley.server.context import CallContext
 from parley.server.service import AgentService
 from parley.server.stores.base import Scope, StoredTask
@@ -92,7 +93,7 @@ def asking_agent(*, push_notifications: bool = False) -> tuple[Agent, list[str]]
 
 
 async def aclose(stream: AsyncIterator[StreamEvent]) -> None:
-    assert isinstance(stream, AsyncGenerator)
+    assert isinstance(stream, EventStream)
     await stream.aclose()
 
 

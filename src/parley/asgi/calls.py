@@ -1,5 +1,6 @@
 """What both HTTP bindings share around a handler call: the app's settings, version and
-extension negotiation, the CallContext, and turning any failure into a protocol error.
+extension negotiation, the CallContext (with the `Last-Event-ID` resume point), and turning
+any failure into a protocol error.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from parley.server.handler import RequestHandler
 from parley.wire.limits import Limits
 
 logger = logging.getLogger("parley.asgi")
+
+LAST_EVENT_ID = "last-event-id"
+_MAX_DIGITS = 18
+"""A sequence number fits a signed 64-bit store column."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +81,18 @@ def requested_extensions(request: Request) -> tuple[str, ...]:
     return parse_extensions(value for value in values if value)
 
 
+def resume_point(request: Request) -> int | None:
+    """The sequence number a client resumes after (`Last-Event-ID`, DESIGN 5); a value
+    that is not a plain decimal number is ignored, and the stream starts as the spec says."""
+    value = request.headers.get(LAST_EVENT_ID)
+    if value is None:
+        return None
+    value = value.strip()
+    if not (0 < len(value) <= _MAX_DIGITS and value.isascii() and value.isdigit()):
+        return None
+    return int(value)
+
+
 async def call_context(
     settings: Settings, request: Request, version: Version, decode: Callable[[], Model]
 ) -> tuple[CallContext, Model]:
@@ -98,6 +115,7 @@ async def call_context(
         requested_extensions=requested,
         activated_extensions=activated,
         headers=request.headers,
+        resume_after=resume_point(request),
     )
     return ctx, model_request
 

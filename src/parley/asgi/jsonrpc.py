@@ -71,8 +71,9 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply) -> None:
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
 
-    def event(item: StreamEvent) -> bytes:
-        return sse.encode(dumps(jsonrpc.success(call.id, codec.encode_event(item))))
+    def event(item: StreamEvent, sequence: int | None) -> bytes:
+        body = dumps(jsonrpc.success(call.id, codec.encode_event(item)))
+        return sse.encode(body, event_id=sequence)
 
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(jsonrpc.failure(call.id, err, version)))

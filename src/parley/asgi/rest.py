@@ -198,8 +198,8 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version) -> No
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
 
-    def event(item: StreamEvent) -> bytes:
-        return sse.encode(dumps(codec.encode_event(item)))
+    def event(item: StreamEvent, sequence: int | None) -> bytes:
+        return sse.encode(dumps(codec.encode_event(item)), event_id=sequence)
 
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(rest_error(err, version)[1]), event="error")

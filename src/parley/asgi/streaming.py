@@ -1,5 +1,6 @@
-"""SSE responses: the first event before the response starts, then one frame per event,
-keep-alive comments in silences, and the client's disconnect closing the handler's iterator.
+"""SSE responses: the first event before the response starts, then one frame per event
+(labelled with the event's sequence number when the handler's iterator tells it), keep-alive
+comments in silences, and the client's disconnect closing the handler's iterator.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from parley.asgi.calls import logger, to_a2a_error
 from parley.asgi.http import Exchange
@@ -24,10 +26,20 @@ _HEADERS = (
 
 @dataclass(frozen=True, slots=True)
 class Framing:
-    """How one binding frames a stream: an event, and an error that ends the stream."""
+    """How one binding frames a stream: an event with its sequence number (the SSE `id:`;
+    None: no id), and an error that ends the stream."""
 
-    event: Callable[[StreamEvent], bytes]
+    event: Callable[[StreamEvent, int | None], bytes]
     error: Callable[[A2AError], bytes]
+
+
+@runtime_checkable
+class _Numbered(Protocol):
+    """An event iterator that tells the sequence number of the event it yielded last
+    (`parley.server.broker.EventStream` does)."""
+
+    @property
+    def sequence(self) -> int | None: ...
 
 
 async def _close(events: AsyncIterator[StreamEvent]) -> None:
@@ -59,6 +71,8 @@ class _Stream:
     ) -> None:
         self.exchange = exchange
         self.events = events
+        self.numbered = events if isinstance(events, _Numbered) else None
+        """The iterator, if it tells each event's sequence number (DESIGN 5)."""
         self.framing = framing
         self.keepalive = keepalive if keepalive > 0 else None
         self.owner = asyncio.current_task()
@@ -123,8 +137,9 @@ class _Stream:
     async def emit(self, event: StreamEvent) -> bool:
         """Write one event; False when the stream is over: the client is gone, or the
         event could not be encoded (then an error frame ends the stream)."""
+        sequence = self.numbered.sequence if self.numbered is not None else None
         try:
-            chunk = self.framing.event(event)
+            chunk = self.framing.event(event, sequence)
         except Exception as exc:
             error = to_a2a_error(exc, "encoding a stream event")
             await self.write(self.framing.error(error), more=False)

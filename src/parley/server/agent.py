@@ -45,6 +45,18 @@ AgentFunction: TypeAlias = Callable[[TaskContext], Any]
 SKILL_METADATA_KEY = "skill"
 """Message or request metadata naming the skill to run (else the first skill runs)."""
 
+STREAM_RESUME_URI = "urn:parley:a2a:stream-resume:v1"
+"""The extension a streaming agent's card declares: task stream events carry their
+sequence number as the SSE `id:`, and SubscribeToTask with `Last-Event-ID` replays what
+the client missed (docs/agents.md, "Resuming a stream")."""
+
+STREAM_RESUME = AgentExtension(
+    uri=STREAM_RESUME_URI,
+    description="Task stream events carry a per-task sequence number as the SSE id; "
+    "SubscribeToTask with Last-Event-ID resumes after it, replaying the events missed.",
+    required=False,
+)
+
 
 @dataclass
 class _Session:
@@ -260,9 +272,19 @@ class Agent:
         return FunctionExecutor(self.route)
 
     def card(
-        self, url: str, *, bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"), **changes: Any
+        self,
+        url: str,
+        *,
+        bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
+        **changes: Any,
     ) -> AgentCard:
-        """The agent card for an agent served at `url`: every binding in 1.0, then 0.3."""
+        """The agent card for an agent served at `url`: every binding in 1.0, then 0.3;
+        a streaming agent declares the stream-resume extension (`STREAM_RESUME`)."""
+        capabilities = self.capabilities
+        declared = {extension.uri for extension in capabilities.extensions}
+        if capabilities.streaming and STREAM_RESUME_URI not in declared:
+            extensions = (*capabilities.extensions, STREAM_RESUME)
+            capabilities = replace(capabilities, extensions=extensions)
         interfaces = tuple(
             AgentInterface(url=url, protocol_binding=binding, protocol_version=version.value)
             for version in (Version.V1_0, Version.V0_3)
@@ -273,7 +295,7 @@ class Agent:
             description=self.description,
             version=self.version,
             supported_interfaces=interfaces,
-            capabilities=self.capabilities,
+            capabilities=capabilities,
             default_input_modes=self.input_modes,
             default_output_modes=self.output_modes,
             skills=tuple(self.skills),

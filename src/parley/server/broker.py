@@ -1,4 +1,5 @@
-"""Per-task, ordered fan-out of stream events to any number of subscribers.
+"""Per-task, ordered fan-out of stream events to any number of subscribers, each event
+with its sequence number; the replay window a resumed subscription reads (DESIGN 5).
 
 Theory of operation: `publish` is called by the task runner, under the task's lock,
 after the store committed the event; it never waits. Each subscriber has a bounded
@@ -6,6 +7,12 @@ buffer. A subscriber that falls `buffer_size` events behind is dropped (its stre
 ends with an error telling it to resubscribe), so a slow client never stalls the agent
 or the other subscribers. An event that ends the stream (terminal or interrupted
 state) is delivered and then closes every subscription of that task.
+
+Sequence numbers are the task's store versions: every committed event has one, and it
+only increases, across restarts too for the durable stores. A subscription may start
+with `head` entries (a snapshot, or events replayed from a `ReplayWindow`); the runner
+builds it in the same synchronous stretch as it reads the window, under the task's
+lock, so the head and the live events that follow have no gap and no overlap.
 
 The broker is behind a small protocol so a cross-replica implementation (Redis)
 can replace it (DESIGN 7).
@@ -15,36 +22,43 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Protocol
 
-from parley.model import StreamEvent
+from parley.model import StreamEvent, Task
 from parley.protocol.errors import InternalError
 
 TaskKey = tuple[str, str, str]
 """(tenant, caller, task id)."""
 
-_CLOSED = object()
+Entry = tuple[int | None, StreamEvent]
+"""An event and its sequence number (None for a direct Message, which has no task)."""
 
 
 class Subscription:
-    """One subscriber's ordered view of a task's events (an async iterator)."""
+    """One subscriber's ordered view of a task's events (an async iterator); `sequence`
+    is the sequence number of the event it returned last."""
 
-    def __init__(self, broker: EventBroker, key: TaskKey, buffer_size: int) -> None:
+    __slots__ = ("_broker", "_buffer", "_ended", "_key", "_limit", "_ready", "dropped", "sequence")
+
+    def __init__(
+        self, broker: EventBroker, key: TaskKey, buffer_size: int, head: Iterable[Entry] = ()
+    ) -> None:
         self._broker = broker
         self._key = key
-        self._buffer: deque[object] = deque()
+        self._buffer: deque[Entry | None] = deque(head)  # None: the end
         self._limit = buffer_size
         self._ready = asyncio.Event()
         self._ended = False
         self.dropped = False
+        self.sequence: int | None = None
 
-    def _offer(self, item: object) -> bool:
+    def _offer(self, item: Entry | None) -> bool:
         """Queue an item; False (and the subscription ends) when the buffer is full."""
-        if item is not _CLOSED and len(self._buffer) >= self._limit:
+        if item is not None and len(self._buffer) >= self._limit:
             self.dropped = True
             self._buffer.clear()
-            self._buffer.append(_CLOSED)
+            self._buffer.append(None)
             self._ready.set()
             return False
         self._buffer.append(item)
@@ -61,7 +75,7 @@ class Subscription:
             self._ready.clear()
             await self._ready.wait()
         item = self._buffer.popleft()
-        if item is _CLOSED:
+        if item is None:
             self._ended = True
             self.close()
             if self.dropped:
@@ -70,7 +84,8 @@ class Subscription:
                     metadata={"taskId": self._key[2]},
                 )
             raise StopAsyncIteration
-        return item  # type: ignore[return-value]
+        self.sequence, event = item
+        return event
 
     def close(self) -> None:
         """Unsubscribe (idempotent)."""
@@ -84,21 +99,25 @@ class EventBroker:
         self._subscribers: dict[TaskKey, list[Subscription]] = {}
         self.buffer_size = buffer_size
 
-    def subscribe(self, key: TaskKey) -> Subscription:
-        subscription = Subscription(self, key, self.buffer_size)
+    def subscribe(self, key: TaskKey, head: Iterable[Entry] = ()) -> Subscription:
+        """A subscription that yields `head`, then every event published from now on."""
+        subscription = Subscription(self, key, self.buffer_size, head)
         self._subscribers.setdefault(key, []).append(subscription)
         return subscription
 
-    def publish(self, key: TaskKey, event: StreamEvent, *, final: bool = False) -> None:
+    def publish(
+        self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
+    ) -> None:
         """Deliver to every subscriber in order; `final` closes them after the event."""
         subscribers = self._subscribers.get(key)
         if not subscribers:
             return
+        entry = (sequence, event)
         for subscription in list(subscribers):
-            if not subscription._offer(event):
+            if not subscription._offer(entry):
                 self._remove(key, subscription)
             elif final:
-                subscription._offer(_CLOSED)
+                subscription._offer(None)
         if final:
             self._subscribers.pop(key, None)
 
@@ -125,10 +144,89 @@ class EventBroker:
 class Broker(Protocol):
     """What the runner needs of a broker."""
 
-    def subscribe(self, key: TaskKey) -> Subscription: ...
+    def subscribe(self, key: TaskKey, head: Iterable[Entry] = ()) -> Subscription: ...
 
-    def publish(self, key: TaskKey, event: StreamEvent, *, final: bool = False) -> None: ...
+    def publish(
+        self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
+    ) -> None: ...
 
     def pressed(self, key: TaskKey) -> bool: ...
 
     def subscriber_count(self, key: TaskKey | None = None) -> int: ...
+
+
+class ReplayWindow:
+    """The last events published for one live task, kept to resume a subscription.
+
+    Holds at most `limit` events. `floor` is the sequence number from which nothing is
+    missing: every event published with a higher one is in the window (events committed
+    but never streamed, such as messages into history, take a number and leave no entry).
+    A Task snapshot (a task's creation) starts it over: nothing before it is kept.
+    """
+
+    __slots__ = ("entries", "floor", "limit")
+
+    def __init__(self, version: int, limit: int) -> None:
+        self.floor = version
+        self.limit = limit
+        self.entries: list[tuple[int, StreamEvent]] = []
+
+    def add(self, sequence: int, event: StreamEvent) -> None:
+        entries = self.entries
+        if isinstance(event, Task):
+            self.floor = sequence
+            entries.clear()
+            return
+        if len(entries) >= self.limit:
+            self.floor = entries[0][0]
+            del entries[0]
+        entries.append((sequence, event))
+
+    def after(self, sequence: int, current: int) -> list[tuple[int, StreamEvent]] | None:
+        """The events published after `sequence`, or None when the window cannot vouch
+        for all of them: `sequence` is older than the window, or newer than `current`
+        (the task's version), i.e. not a number this task gave out."""
+        if not self.floor <= sequence <= current:
+            return None
+        return [entry for entry in self.entries if entry[0] > sequence]
+
+
+class StreamPosition:
+    """The sequence number of the event a stream yielded last (None: none yet, or an
+    event outside any task)."""
+
+    __slots__ = ("sequence",)
+
+    def __init__(self) -> None:
+        self.sequence: int | None = None
+
+
+class EventStream:
+    """What a streaming operation of the service returns: an async iterator of events
+    that also tells `sequence`, the sequence number of the event it yielded last, so a
+    binding can label each frame (the SSE `id:`).
+
+    It passes an async generator through unchanged — its errors (the first `__anext__`
+    raises what was wrong with the request), its end, `aclose` — without a frame of its
+    own per event; the generator records each event's number in a `StreamPosition`."""
+
+    __slots__ = ("_events", "_position")
+
+    def __init__(
+        self, events: Callable[[StreamPosition], AsyncGenerator[StreamEvent, None]]
+    ) -> None:
+        self._position = StreamPosition()
+        self._events = events(self._position)
+
+    @property
+    def sequence(self) -> int | None:
+        return self._position.sequence
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    def __anext__(self) -> Awaitable[StreamEvent]:
+        return self._events.__anext__()
+
+    def aclose(self) -> Awaitable[None]:
+        return self._events.aclose()

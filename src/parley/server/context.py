@@ -24,7 +24,8 @@ class Caller:
 
 @dataclass(frozen=True, slots=True)
 class CallContext:
-    """One call: the caller, the tenant, the negotiated version and extensions.
+    """One call: the caller, the tenant, the negotiated version and extensions, and
+    where a resumed subscription picks up.
 
     `scope` is the key prefix of everything the call may read or write: two calls
     with different scopes can never see each other's tasks.
@@ -36,6 +37,9 @@ class CallContext:
     requested_extensions: tuple[str, ...] = ()
     activated_extensions: tuple[str, ...] = ()
     headers: Mapping[str, str] = field(default_factory=dict)
+    resume_after: int | None = None
+    """The sequence number of the last task event the client received (SSE
+    `Last-Event-ID`): SubscribeToTask then resumes after it (DESIGN 5)."""
 
     @property
     def scope(self) -> tuple[str, str]:

@@ -11,6 +11,8 @@ agent may answer with a direct Message and leave no task behind — except for a
 non-blocking send, which must return the created task at once. Every agent run is
 owned by the runner (`shutdown` cancels and awaits them); a run that ends while its
 task is still active fails the task, so no stream or blocking send waits forever.
+While a live task has had a subscriber, a `ReplayWindow` keeps its last published
+events, numbered by store version, so a subscriber that lost its stream can resume.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from parley.model import (
 )
 from parley.protocol import folding, lifecycle
 from parley.protocol.errors import A2AError, InvalidAgentResponseError, TaskNotCancelableError
-from parley.server.broker import Broker, Subscription, TaskKey
+from parley.server.broker import Broker, Entry, ReplayWindow, Subscription, TaskKey
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
 from parley.server.stores.base import StoredTask, TaskStore
@@ -57,7 +59,7 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveTask:
     """The in-process state of a task that has a run or a subscriber."""
 
@@ -75,6 +77,8 @@ class LiveTask:
     cancelling: bool = False
     pending: Task | None = None
     """A new task not yet created: created at the agent's first task event."""
+    window: ReplayWindow | None = None
+    """From the first subscription on, the last `replay_limit` events (0: no window)."""
 
 
 class _Sink:
@@ -99,12 +103,14 @@ class TaskRunner:
         *,
         clock: Callable[[], datetime] = utc_now,
         ids: Callable[[], str] = new_id,
+        replay_limit: int = 64,
     ) -> None:
         self.executor = executor
         self.store = store
         self.broker = broker
         self.clock = clock
         self.ids = ids
+        self.replay_limit = replay_limit
         self._live: dict[TaskKey, LiveTask] = {}
 
     # ----------------------------------------------------------------- live tasks
@@ -129,6 +135,8 @@ class TaskRunner:
         """Refresh the snapshot from the store (under the lock, by the caller)."""
         stored = await self.store.get(scope, live.key[2])
         if stored is not None:
+            if live.window is not None and stored.version != live.version:
+                live.window = ReplayWindow(stored.version, self.replay_limit)  # written elsewhere
             live.task, live.version = stored.task, stored.version
             live.context_id = stored.task.context_id
         return stored
@@ -325,7 +333,7 @@ class TaskRunner:
         stored = await self.store.create(live.key[:2], task)
         live.task, live.version, live.pending = stored.task, stored.version, None
         state = stored.task.status.state
-        self.broker.publish(live.key, stored.task, final=lifecycle.ends_stream(state))
+        self._publish(live, stored.task, lifecycle.ends_stream(state))
         if lifecycle.ends_blocking_send(state):
             live.settled.set()
 
@@ -355,15 +363,31 @@ class TaskRunner:
         live.task, live.version = stored.task, stored.version
         state = stored.task.status.state
         if isinstance(event, TaskStatusUpdateEvent):
-            self.broker.publish(live.key, event, final=lifecycle.ends_stream(state))
+            self._publish(live, event, lifecycle.ends_stream(state))
             if lifecycle.ends_blocking_send(state):
                 live.settled.set()
         elif isinstance(event, TaskArtifactUpdateEvent):
-            self.broker.publish(live.key, event)
+            self._publish(live, event, False)
 
-    def subscribe(self, live: LiveTask) -> Subscription:
-        """A subscription to the task's events from now on (the caller holds the lock)."""
-        return self.broker.subscribe(live.key)
+    def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> None:
+        if live.window is not None:
+            live.window.add(live.version, event)
+        self.broker.publish(live.key, event, final=final, sequence=live.version)
+
+    def subscribe(self, live: LiveTask, head: tuple[Entry, ...] = ()) -> Subscription:
+        """`head`, then the task's events from now on (the caller holds the lock or has not
+        awaited since the last commit: no event falls in between); opens the window."""
+        if live.window is None and self.replay_limit > 0:
+            live.window = ReplayWindow(live.version, self.replay_limit)
+        return self.broker.subscribe(live.key, head)
+
+    def resume(self, live: LiveTask, after: int | None) -> Subscription:
+        """SubscribeToTask's (under the lock, the task loaded): the events after `after` if
+        the window has them all, else (or if none) the snapshot at its version; then live."""
+        assert live.task is not None
+        window = live.window
+        missed = window.after(after, live.version) if window and after is not None else None
+        return self.subscribe(live, tuple(missed) if missed else ((live.version, live.task),))
 
 
 def _untouched(task: Task | None) -> bool:

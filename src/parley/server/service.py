@@ -5,7 +5,7 @@ binding-agnostic, scoped by the caller's (tenant, caller) before any lookup.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from msgspec.structs import replace
 
@@ -37,7 +37,7 @@ from parley.protocol.errors import (
     UnsupportedOperationError,
 )
 from parley.protocol.operations import Operation, require_capability
-from parley.server.broker import Broker, EventBroker, Subscription
+from parley.server.broker import Broker, EventBroker, EventStream, StreamPosition, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor
 from parley.server.runner import LiveTask, TaskRunner
@@ -111,9 +111,12 @@ class AgentService:
         finally:
             self.runner.release(live)
 
-    async def send_streaming_message(
-        self, ctx: CallContext, request: SendMessageRequest
-    ) -> AsyncIterator[StreamEvent]:
+    def send_streaming_message(self, ctx: CallContext, request: SendMessageRequest) -> EventStream:
+        return EventStream(lambda position: self._stream_message(ctx, request, position))
+
+    async def _stream_message(
+        self, ctx: CallContext, request: SendMessageRequest, position: StreamPosition
+    ) -> AsyncGenerator[StreamEvent, None]:
         require_capability(self._card, Operation.SEND_STREAMING_MESSAGE)
         self._admit_send(request)
         live, subscription = await self._start(
@@ -121,9 +124,8 @@ class AgentService:
         )
         assert subscription is not None
         try:
-            if request.message.task_id and live.task is not None:  # a follow-up: snapshot first
-                yield self._shaped(live.task, request)
-            async for event in subscription:  # a new task's snapshot comes from the runner
+            async for event in subscription:  # the snapshot: a follow-up's, or the runner's
+                position.sequence = subscription.sequence
                 yield self._shaped(event, request) if isinstance(event, Task) else event
         finally:
             subscription.close()
@@ -149,9 +151,13 @@ class AgentService:
             task_id = self.runner.ids()
             context_id = message.context_id or self.runner.ids()
             live = self.runner.acquire((*ctx.scope, task_id), context_id)
-        subscription = self.runner.subscribe(live) if subscribe else None
+        subscription = self.runner.subscribe(live) if subscribe and not message.task_id else None
         try:
             await self.runner.begin(ctx, request, live, eager=eager)
+            if subscribe and live.task is not None and message.task_id:
+                # A follow-up's stream starts with the task as the message left it (no
+                # await since `begin` committed it: the agent's events all come after).
+                subscription = self.runner.subscribe(live, ((live.version, live.task),))
             if self._has_push(request) and live.task is not None:
                 await self._put_push(ctx, request, live.task.id)
         except BaseException:
@@ -249,9 +255,14 @@ class AgentService:
         finally:
             self.runner.release(live)
 
-    async def subscribe_to_task(
-        self, ctx: CallContext, request: SubscribeToTaskRequest
-    ) -> AsyncIterator[StreamEvent]:
+    def subscribe_to_task(self, ctx: CallContext, request: SubscribeToTaskRequest) -> EventStream:
+        """The task's events; with `ctx.resume_after` (the client's Last-Event-ID), those
+        it missed if they can all be replayed, else the spec's Task snapshot first."""
+        return EventStream(lambda position: self._subscription(ctx, request, position))
+
+    async def _subscription(
+        self, ctx: CallContext, request: SubscribeToTaskRequest, position: StreamPosition
+    ) -> AsyncGenerator[StreamEvent, None]:
         require_capability(self._card, Operation.SUBSCRIBE_TO_TASK)
         await self._stored(ctx, request.id)
         live = self.runner.acquire((*ctx.scope, request.id))
@@ -266,13 +277,13 @@ class AgentService:
                         "there is nothing to subscribe to",
                         metadata={"taskId": request.id},
                     )
-                subscription = self.runner.subscribe(live)
+                subscription = self.runner.resume(live, ctx.resume_after)
         except BaseException:
             self.runner.release(live)
             raise
         try:
-            yield stored.task
             async for event in subscription:
+                position.sequence = subscription.sequence
                 yield event
         finally:
             subscription.close()

@@ -11,7 +11,6 @@ from parley.protocol.errors import JSONParseError
 
 MEDIA_TYPE = "text/event-stream"
 _END_OF_LINE = re.compile(rb"\r\n|\r|\n")
-_BREAKS = re.compile(rb"[\r\n]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,14 +23,21 @@ class SSEEvent:
     retry: int | None = None
 
 
-def encode(data: bytes | str, *, event: str | None = None, event_id: str | None = None) -> bytes:
+def encode(
+    data: bytes | str, *, event: str | None = None, event_id: int | str | None = None
+) -> bytes:
     """One event: optional `id:` and `event:` lines, one `data:` line per line of data."""
-    if event is None and event_id is None and isinstance(data, bytes) and not _BREAKS.search(data):
-        return b"data: " + data + b"\n\n"  # the common case: one compact JSON document
+    if event is None and isinstance(data, bytes) and b"\n" not in data and b"\r" not in data:
+        # The common case, one compact JSON document (a task's carries its sequence number).
+        # `in` finds a byte far faster than a regular expression scans for two.
+        if event_id is None:
+            return b"data: " + data + b"\n\n"
+        if isinstance(event_id, int):
+            return b"id: %d\ndata: " % event_id + data + b"\n\n"
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     lines: list[str] = []
     if event_id is not None:
-        lines.append(f"id: {_single_line(event_id)}")
+        lines.append(f"id: {_single_line(str(event_id))}")
     if event is not None:
         lines.append(f"event: {_single_line(event)}")
     lines.extend(f"data: {line}" for line in text.splitlines() or [""])
