@@ -269,6 +269,26 @@ def _process_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+COMPANIONS: tuple[str, ...] = ()
+"""Names of processes that are part of the system under test (the database server of the
+store benchmark): their CPU is reported as `companion_cores`, not as interference."""
+
+
+def _companion_seconds() -> float:
+    total = 0.0
+    if not COMPANIONS:
+        return total
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() in COMPANIONS:
+                total += _process_seconds(int(entry.name))
+        except (OSError, ValueError):
+            continue  # the process ended meanwhile
+    return total
+
+
 def _our_seconds() -> float:
     """CPU time of this process and of its finished children (wrk, the load client)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -284,18 +304,24 @@ class Monitor:
         self.pid = pid
         self.figures: dict[str, float] = {}
 
-    def _sample(self) -> tuple[float, float, float, float]:
+    def _sample(self) -> tuple[float, float, float, float, float]:
         server = _process_seconds(self.pid) if self.pid is not None else 0.0
-        return time.perf_counter(), _busy_seconds(), server, _our_seconds()
+        return time.perf_counter(), _busy_seconds(), server, _our_seconds(), _companion_seconds()
 
     def __enter__(self) -> Monitor:
         self._start = self._sample()
         return self
 
     def __exit__(self, *_: object) -> None:
-        wall, busy, server, ours = (b - a for a, b in zip(self._start, self._sample(), strict=True))
-        foreign = max(0.0, busy - server - ours)
-        self.figures = {"server_cpu_share": server / wall, "foreign_cores": foreign / wall}
+        wall, busy, server, ours, companions = (
+            b - a for a, b in zip(self._start, self._sample(), strict=True)
+        )
+        foreign = max(0.0, busy - server - ours - companions)
+        self.figures = {
+            "server_cpu_share": server / wall,
+            "foreign_cores": foreign / wall,
+            "companion_cores": companions / wall,
+        }
 
 
 def wait_quiet(max_wait: float = 180.0, quiet_seconds: int = 3) -> float:

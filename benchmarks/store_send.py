@@ -10,6 +10,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks import server
 from benchmarks.server import RESULTS, Config, ServerSpec, _send_once, quietly
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def measure(
     where: Databases, seconds: int, new_schema: Callable[[str], Coroutine[Any, Any, str]]
 ) -> dict[str, Any]:
     """Requests per second (and latency) of each server; Parley/SDK ratio per store."""
+    server.COMPANIONS = ("postgres",)  # the database works for the server under test
     schema = asyncio.run(new_schema(where.postgres))
     config = Config(duration=seconds, warmup=2)
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -63,7 +65,8 @@ def measure(
         figures[spec.key] = result
         print(
             f"  {spec.label:<20} {result['rps']:>8.0f} req/s  p50 {result['p50_ms']:6.2f} ms"
-            f"  p99 {result['p99_ms']:6.2f} ms  (others {result['foreign_cores']:.2f} cores)",
+            f"  p99 {result['p99_ms']:6.2f} ms  (PostgreSQL {result['companion_cores']:.2f},"
+            f" others {result['foreign_cores']:.2f} cores)",
             flush=True,
         )
     ratios = {

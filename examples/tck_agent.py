@@ -1,7 +1,10 @@
 """The agent the official A2A conformance kit (a2a-tck) expects: its behaviour is keyed on
 the prefix of the incoming message's `messageId` (most specific prefix first).
 
-    parley serve examples.tck_agent:agent
+    parley serve examples.tck_agent:agent --grpc-port 50051
+
+(`--grpc-port` adds the gRPC binding of both versions, and its interfaces to the card:
+the kits then test gRPC too.)
 
 Three variants, because the kit's expectations exclude each other (docs/decisions.md,
 "Conformance (official TCK)"):

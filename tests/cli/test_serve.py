@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from parley.cli.serve import load_target, make_app
+from parley.cli.serve import load_target, make_app, make_handler, run_serve, with_grpc
 
 ROOT = Path(__file__).parents[2]
 
@@ -86,3 +89,126 @@ def test_an_asgi_app_is_served_as_is() -> None:
         return None
 
     assert make_app(app, "http://x", "hybrid") is app
+
+
+# ---------------------------------------------------------------- gRPC beside HTTP
+
+
+def _grpc_send(address: str, text: str, *, wait: bool = True) -> Any:
+    """A blocking SendMessage over gRPC with the official SDK's 1.0 stub (by default
+    waiting for the server to be up)."""
+    from a2a.types import a2a_pb2 as pb  # noqa: PLC0415
+    from a2a.types import a2a_pb2_grpc  # noqa: PLC0415
+
+    import grpc  # noqa: PLC0415
+
+    with grpc.insecure_channel(address) as channel:
+        request = pb.SendMessageRequest(
+            message=pb.Message(message_id="g", role=pb.ROLE_USER, parts=[pb.Part(text=text)])
+        )
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        return stub.SendMessage(request, timeout=10, wait_for_ready=wait)
+
+
+def test_serve_with_grpc_beside_http() -> None:
+    port, grpc_port = _free_port(), _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "parley.cli.main", "serve", "examples.echo:agent"]
+    command += ["--port", str(port), "--grpc-port", str(grpc_port), "--store", "memory"]
+    with subprocess.Popen(
+        command, cwd=ROOT, stderr=subprocess.PIPE, env=os.environ.copy()
+    ) as process:
+        try:
+            card = _wait_for_card(url, process).json()
+            answer = _grpc_send(f"127.0.0.1:{grpc_port}", "over grpc")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            code = process.wait(timeout=20)
+    assert code in (0, -signal.SIGTERM)
+    grpc_interfaces = [
+        (i["url"], i["protocolVersion"])
+        for i in card["supportedInterfaces"]
+        if i["protocolBinding"] == "GRPC"
+    ]
+    assert grpc_interfaces == [
+        (f"127.0.0.1:{grpc_port}", "1.0"),
+        (f"grpc://127.0.0.1:{grpc_port}", "0.3"),
+    ]
+    assert {"url": f"grpc://127.0.0.1:{grpc_port}", "transport": "GRPC"} in card[
+        "additionalInterfaces"
+    ]
+    assert answer.task.artifacts[0].parts[0].text == "over grpc"
+
+
+def _run_in_thread(server: Any, sock: socket.socket) -> threading.Thread:
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and thread.is_alive():
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+    return thread
+
+
+def _listening_socket() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def test_grpc_starts_after_the_app_and_stops_before_it() -> None:
+    import uvicorn  # noqa: PLC0415
+
+    import grpc  # noqa: PLC0415
+    from parley.grpc import GrpcServer  # noqa: PLC0415
+
+    handler = make_handler(load_target("examples.echo:agent"), "http://127.0.0.1:1")
+    grpc_server = GrpcServer(handler, port=_free_port())
+    config = uvicorn.Config(make_app(handler, "http://x", "hybrid"), log_config=None)
+    server, failures = with_grpc(config, grpc_server)
+    with _listening_socket() as sock:
+        thread = _run_in_thread(server, sock)
+        address = grpc_server.address
+        assert _grpc_send(address, "up").task.artifacts[0].parts[0].text == "up"
+        server.should_exit = True
+        thread.join(10)
+    assert not failures
+    with pytest.raises(grpc.RpcError):
+        _grpc_send(address, "down", wait=False)
+
+
+def test_a_grpc_port_in_use_stops_the_server() -> None:
+    import uvicorn  # noqa: PLC0415
+
+    from parley.grpc import GrpcServer  # noqa: PLC0415
+
+    handler = make_handler(load_target("examples.echo:agent"), "http://127.0.0.1:1")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        grpc_server = GrpcServer(handler, port=taken.getsockname()[1])
+        config = uvicorn.Config(make_app(handler, "http://x", "hybrid"), log_config=None)
+        server, failures = with_grpc(config, grpc_server)
+        with _listening_socket() as sock:
+            server.run(sockets=[sock])
+    assert len(failures) == 1
+
+
+def test_grpc_needs_an_agent_or_a_handler() -> None:
+    arguments = argparse.Namespace(
+        target="tests.cli.test_serve:asgi_app",
+        host="127.0.0.1",
+        port=_free_port(),
+        url=None,
+        store=None,
+        card="hybrid",
+        grpc_port=_free_port(),
+        log_level="warning",
+    )
+    with pytest.raises(SystemExit) as raised:
+        run_serve(arguments)
+    assert str(raised.value) == "parley serve: --grpc-port needs an agent or a request handler"
+
+
+async def asgi_app(scope: object, receive: object, send: object) -> None:
+    """An ASGI app target (gRPC cannot serve it)."""

@@ -1,20 +1,28 @@
 """`parley serve module:agent`: serve an agent over JSON-RPC and HTTP+JSON, A2A 1.0 and
-0.3, with uvicorn; Ctrl-C or SIGTERM drains open streams and stops."""
+0.3, with uvicorn, and over gRPC beside it (`--grpc-port`, same event loop); Ctrl-C or
+SIGTERM drains open streams and stops."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import logging
+import socket
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from parley.asgi import build_app
 from parley.cli.db import STORE_ENV, default_store
 from parley.server.agent import Agent
 from parley.server.service import AgentService
 from parley.server.stores import DEFAULT_STORE, describe, open_store
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from parley.grpc import GrpcServer
 
 log = logging.getLogger("parley")
 
@@ -44,6 +52,11 @@ def add_serve_command(commands: Any) -> None:
         help="card shape: the current card plus the legacy members older clients read "
         "(hybrid, default), or the current card only (v1)",
     )
+    serve.add_argument(
+        "--grpc-port",
+        type=int,
+        help="also serve gRPC (both versions' A2AService) on this port, and put it in the card",
+    )
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     serve.set_defaults(run=run_serve)
 
@@ -64,21 +77,33 @@ def load_target(spec: str) -> Any:
         raise SystemExit(f"parley serve: {module_name!r} has no {attribute!r}") from None
 
 
+def make_handler(
+    target: Any, url: str, *, store: str = "memory", grpc_address: str | None = None
+) -> Any:
+    """An AgentService for an Agent (its tasks in `store`, a store URL; its card with the
+    gRPC interfaces at `grpc_address`, if given); any other target as it is."""
+    if not isinstance(target, Agent):
+        return target
+    try:
+        tasks, push_configs = open_store(store)
+    except (ValueError, ImportError) as exc:
+        raise SystemExit(f"parley serve: --store: {exc}") from None
+    card = target.card(url, grpc_address=grpc_address)
+    log.info("tasks are stored in %s", describe(store))
+    return AgentService(target.executor(), card, store=tasks, push_store=push_configs)
+
+
+def is_handler(target: Any) -> bool:
+    return hasattr(target, "card") and hasattr(target, "send_message")
+
+
 def make_app(
     target: Any, url: str, card_mode: Literal["hybrid", "v1"], *, store: str = "memory"
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL), an AgentService (or
     any RequestHandler), or an app."""
-    if isinstance(target, Agent):
-        try:
-            tasks, push_configs = open_store(store)
-        except (ValueError, ImportError) as exc:
-            raise SystemExit(f"parley serve: --store: {exc}") from None
-        target = AgentService(
-            target.executor(), target.card(url), store=tasks, push_store=push_configs
-        )
-        log.info("tasks are stored in %s", describe(store))
-    if hasattr(target, "card") and hasattr(target, "send_message"):
+    target = make_handler(target, url, store=store)
+    if is_handler(target):
         return build_app(target, card_mode=card_mode)
     if callable(target):
         return target
@@ -99,13 +124,69 @@ def run_serve(arguments: argparse.Namespace) -> int:
         log.warning(
             "--store applies to an Agent target only: %s keeps its own stores", arguments.target
         )
+    options = {
+        "host": arguments.host,
+        "port": arguments.port,
+        "log_level": arguments.log_level,
+        "timeout_graceful_shutdown": 10,
+    }
+    if arguments.grpc_port is not None:
+        return _serve_with_grpc(target, url, arguments, store, options)
     app = make_app(target, url, arguments.card, store=store)
     log.info("serving %s at %s", arguments.target, url)
-    uvicorn.run(
-        app,
-        host=arguments.host,
-        port=arguments.port,
-        log_level=arguments.log_level,
-        timeout_graceful_shutdown=10,
-    )
+    uvicorn.run(app, **options)
     return 0
+
+
+def _serve_with_grpc(
+    target: Any, url: str, arguments: argparse.Namespace, store: str, options: dict[str, Any]
+) -> int:
+    """uvicorn and a gRPC server in one event loop, over one handler."""
+    import uvicorn  # noqa: PLC0415 - an optional extra, checked by run_serve
+
+    try:
+        from parley.grpc import GrpcServer  # noqa: PLC0415 - the grpc extra
+    except ImportError as exc:
+        raise SystemExit(f"parley serve: --grpc-port: {exc}") from None
+    host = urlsplit(url).hostname or arguments.host
+    grpc_address = f"{host}:{arguments.grpc_port}"
+    handler = make_handler(target, url, store=store, grpc_address=grpc_address)
+    if not is_handler(handler):
+        raise SystemExit("parley serve: --grpc-port needs an agent or a request handler")
+    grpc_server = GrpcServer(handler, host=arguments.host, port=arguments.grpc_port)
+    app = build_app(handler, card_mode=arguments.card)
+    log.info("serving %s at %s", arguments.target, url)
+    server, failures = with_grpc(uvicorn.Config(app, **options), grpc_server)
+    server.run()
+    return 1 if failures else 0
+
+
+def with_grpc(
+    config: uvicorn.Config, grpc_server: GrpcServer
+) -> tuple[uvicorn.Server, list[BaseException]]:
+    """A uvicorn server that also runs `grpc_server`: gRPC starts once the app has started
+    (its lifespan hooks ran) and stops before the app shuts down. A gRPC server that
+    cannot start stops the whole server; its error lands in the returned list."""
+    import uvicorn  # noqa: PLC0415 - an optional extra
+
+    failures: list[BaseException] = []
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if not self.started:
+                return
+            try:
+                await grpc_server.start()
+            except (OSError, RuntimeError) as exc:
+                log.error("cannot serve gRPC on port %s: %s", grpc_server.port, exc)
+                failures.append(exc)
+                self.should_exit = True
+                return
+            log.info("serving gRPC at %s", grpc_server.address)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await grpc_server.stop()
+            await super().shutdown(sockets=sockets)
+
+    return Server(config), failures

@@ -38,6 +38,7 @@ from parley.protocol.errors import InvalidAgentResponseError
 from parley.protocol.negotiation import Version
 from parley.server.execution import EventSink, RequestContext
 from parley.server.task_context import Failed, Rejected, TaskContext
+from parley.wire.cards import GRPC_BINDING, grpc_url
 
 AgentFunction: TypeAlias = Callable[[TaskContext], Any]
 """`(task) -> Content | Message`, sync or async, or an async generator of Content."""
@@ -198,6 +199,16 @@ class _HeldChunk:
         self.sent += 1
 
 
+def _endpoints(
+    url: str, bindings: Sequence[str], grpc_address: str | None, version: Version
+) -> list[tuple[str, str]]:
+    """(binding, url) of each interface of one version: `bindings` at `url`, then gRPC."""
+    out = [(binding, url) for binding in bindings]
+    if grpc_address:
+        out.append((GRPC_BINDING, grpc_url(grpc_address, version)))
+    return out
+
+
 class Agent:
     """An A2A agent made of skill functions, and the card that describes it."""
 
@@ -276,19 +287,21 @@ class Agent:
         url: str,
         *,
         bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
+        grpc_address: str | None = None,
         **changes: Any,
     ) -> AgentCard:
-        """The agent card for an agent served at `url`: every binding in 1.0, then 0.3;
-        a streaming agent declares the stream-resume extension (`STREAM_RESUME`)."""
+        """The agent card for an agent served at `url`: every binding in 1.0, then 0.3,
+        with gRPC at `grpc_address` (`host:port`) if given; a streaming agent declares
+        the stream-resume extension (`STREAM_RESUME`)."""
         capabilities = self.capabilities
         declared = {extension.uri for extension in capabilities.extensions}
         if capabilities.streaming and STREAM_RESUME_URI not in declared:
             extensions = (*capabilities.extensions, STREAM_RESUME)
             capabilities = replace(capabilities, extensions=extensions)
         interfaces = tuple(
-            AgentInterface(url=url, protocol_binding=binding, protocol_version=version.value)
+            AgentInterface(url=where, protocol_binding=binding, protocol_version=version.value)
             for version in (Version.V1_0, Version.V0_3)
-            for binding in bindings
+            for binding, where in _endpoints(url, bindings, grpc_address, version)
         )
         card = AgentCard(
             name=self.name,

@@ -14,8 +14,16 @@ PRIMARY = Version.V1_0
 """The version whose card is the body of the hybrid card."""
 LEGACY = Version.V0_3
 """The version whose top-level members the hybrid card carries as well."""
+GRPC_BINDING = "GRPC"
+"""The `protocolBinding` (0.3: `transport`) of a gRPC interface."""
 _LEGACY_MEMBERS = ("protocolVersion", "url", "preferredTransport", "additionalInterfaces")
 _EXTENDED_FLAG = "supportsAuthenticatedExtendedCard"
+
+
+def grpc_url(address: str, version: Version) -> str:
+    """A gRPC interface's `url` as each generation dials it: 1.0 clients (and the v1 TCK)
+    a bare `host:port`, 0.3 ones (the 0.3 TCK) a `grpc://host:port` URL."""
+    return address if version is Version.V1_0 else f"grpc://{address}"
 
 
 def hybrid_card(card: AgentCard) -> dict[str, Any]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from parley.protocol.negotiation import Version
 from parley.wire.codec import Codec
 from parley.wire.v0_3.json import CODEC as JSONRPC_V0_3
 from parley.wire.v0_3.rest import CODEC as REST_V0_3
 from parley.wire.v1_0.json import CODEC as JSON_V1_0
+
+if TYPE_CHECKING:
+    from parley.wire.proto_codec import ProtobufCodec
 
 JSONRPC: Mapping[Version, Codec[Any]] = {Version.V1_0: JSON_V1_0, Version.V0_3: JSONRPC_V0_3}
 """JSON-RPC `params`/`result` and SSE `result`s."""
@@ -23,3 +26,24 @@ JSONRPC_ERRORS_IN_STREAM: Mapping[Version, bool] = {Version.V1_0: False, Version
 the stream (an SSE event holding the error response) rather than as a plain JSON-RPC error.
 0.3's answer type is SendStreamingMessageResponse (success | error), and the official 0.3
 SDK sends and expects such errors in the stream; 1.0 answers them plainly (REFERENCE §7.1)."""
+
+
+class _ProtobufCodecs(Mapping[Version, "ProtobufCodec"]):
+    """The protobuf codecs, imported on first use: they need the grpc extra, which the
+    other bindings do not."""
+
+    def __getitem__(self, version: Version) -> ProtobufCodec:
+        from parley.wire.v0_3.grpc import CODEC as GRPC_V0_3  # noqa: PLC0415 - grpc extra
+        from parley.wire.v1_0.grpc import CODEC as GRPC_V1_0  # noqa: PLC0415 - grpc extra
+
+        return {Version.V1_0: GRPC_V1_0, Version.V0_3: GRPC_V0_3}[version]
+
+    def __iter__(self) -> Iterator[Version]:
+        return iter((Version.V1_0, Version.V0_3))
+
+    def __len__(self) -> int:
+        return len(Version)
+
+
+GRPC: Mapping[Version, ProtobufCodec] = _ProtobufCodecs()
+"""Protobuf messages of each version's proto (`lf.a2a.v1`, `a2a.v1`): the gRPC binding."""

@@ -1,0 +1,186 @@
+"""`A2AServicer`: one version's `A2AService` over a RequestHandler, its method table
+read from the operations table; instantiated once per served version (the services'
+packages differ, `lf.a2a.v1` and `a2a.v1`, so both share one server and port).
+
+Per call: the service names the version (`a2a-version`, when sent to the 1.0 service,
+must agree; the 0.3 service is 0.3 whatever it says), the authenticator reads the
+metadata as headers, `a2a-extensions` (and 0.3's `x-a2a-extensions`) are activated
+against the card, the request's `tenant` scopes the call; activated extensions are
+echoed in the initial metadata. Streaming methods are server streams: a client that
+cancels cancels the call's task, and the handler's iterator is closed (`aclose`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import NoReturn
+
+import grpc
+
+from parley.grpc.errors import status_of, to_a2a_error
+from parley.model import Model, StreamEvent
+from parley.protocol.errors import A2AError, VersionNotSupportedError
+from parley.protocol.negotiation import (
+    EXTENSIONS_HEADERS,
+    VERSION_HEADER,
+    Version,
+    activate_extensions,
+    parse_extensions,
+    parse_version,
+)
+from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, OperationSpec
+from parley.server.context import Authenticator, CallContext
+from parley.server.handler import RequestHandler
+from parley.wire.codecs import GRPC
+from parley.wire.protobuf import Proto, parse
+
+Context = grpc.aio.ServicerContext[bytes, bytes]
+Unary = Callable[[bytes, Context], Awaitable[bytes]]
+Streaming = Callable[[bytes, Context], AsyncIterator[bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What every servicer of one server shares."""
+
+    handler: RequestHandler
+    authenticator: Authenticator
+
+
+def metadata_headers(context: Context) -> dict[str, str]:
+    """The call's text metadata as headers (lower-case keys; repeated keys joined by `,`)."""
+    headers: dict[str, str] = {}
+    for key, value in context.invocation_metadata() or ():
+        if isinstance(value, str) and not key.endswith("-bin"):
+            headers[key] = f"{headers[key]},{value}" if key in headers else value
+    return headers
+
+
+async def _close(events: AsyncIterator[StreamEvent]) -> None:
+    """`aclose` the handler's iterator (unsubscribes); a failure there is only logged."""
+    close = getattr(events, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception as exc:
+        to_a2a_error(exc, "closing an event stream")
+
+
+class A2AServicer:
+    """The `A2AService` of one version, as a generic handler for a `grpc.aio` server."""
+
+    def __init__(self, settings: Settings, version: Version) -> None:
+        self.settings = settings
+        self.version = version
+        self.codec = GRPC[version]
+        self.service = GRPC_SERVICES[version]
+        self._echo_header = EXTENSIONS_HEADERS[version].lower()
+
+    def rpc_handler(self) -> grpc.GenericRpcHandler:
+        """Every operation this version has, by its gRPC method name. Requests arrive as
+        bytes and responses leave as bytes: decoding errors are ours to report."""
+        methods: dict[str, grpc.RpcMethodHandler[bytes, bytes]] = {}
+        for spec in OPERATIONS.values():
+            binding = spec.bindings.get(self.version)
+            if binding is None:
+                continue
+            if spec.streaming:
+                methods[binding.grpc_method] = grpc.unary_stream_rpc_method_handler(
+                    self._streaming(spec)
+                )
+            else:
+                methods[binding.grpc_method] = grpc.unary_unary_rpc_method_handler(
+                    self._unary(spec)
+                )
+        return grpc.method_handlers_generic_handler(self.service, methods)
+
+    # -- one call
+
+    def _version(self, headers: Mapping[str, str]) -> Version:
+        """The service's version; `a2a-version` sent to the 1.0 service must name it."""
+        if self.version is not Version.V1_0:
+            return self.version
+        text = headers.get(VERSION_HEADER.lower(), "").strip()
+        asked = parse_version(text) if text else self.version
+        if asked is not self.version:
+            raise VersionNotSupportedError(
+                f"A2A-Version {text!r} is served by {GRPC_SERVICES[asked]}, "
+                f"not by this service ({self.service})",
+                metadata={"requestedVersion": text[:64]},
+            )
+        return self.version
+
+    async def _context(
+        self, spec: OperationSpec, data: bytes, context: Context
+    ) -> tuple[CallContext, Model]:
+        """Negotiate, authenticate, activate extensions, then decode (a caller without
+        credentials learns nothing about its request's validity)."""
+        headers = metadata_headers(context)
+        version = self._version(headers)
+        try:
+            caller = await self.settings.authenticator.authenticate(headers)
+        except Exception as exc:
+            raise to_a2a_error(exc, "the authenticator") from None
+        names = (name.lower() for name in EXTENSIONS_HEADERS.values())
+        requested = parse_extensions(headers[name] for name in names if name in headers)
+        card = self.settings.handler.card
+        activated = activate_extensions(card.capabilities.extensions, requested)
+        payload: Proto = parse(self.codec.request_type(spec.operation), data)
+        request = self.codec.decode_request(spec.operation, payload)
+        ctx = CallContext(
+            caller=caller,
+            tenant=getattr(request, "tenant", ""),
+            version=version,
+            requested_extensions=requested,
+            activated_extensions=activated,
+            headers=headers,
+        )
+        return ctx, request
+
+    async def _echo(self, ctx: CallContext, context: Context) -> None:
+        if ctx.activated_extensions:
+            value = ", ".join(ctx.activated_extensions)
+            await context.send_initial_metadata(((self._echo_header, value),))
+
+    async def _abort(self, exc: Exception, context: Context, where: str) -> NoReturn:
+        error: A2AError = to_a2a_error(exc, where)
+        await context.abort_with_status(status_of(error, self.version))
+
+    def _unary(self, spec: OperationSpec) -> Unary:
+        async def call(data: bytes, context: Context) -> bytes:
+            try:
+                ctx, request = await self._context(spec, data, context)
+                method = getattr(self.settings.handler, spec.handler_method)
+                result = await method(ctx, request)
+                body: bytes = self.codec.encode_response(spec.operation, result).SerializeToString()
+                await self._echo(ctx, context)
+            except Exception as exc:
+                await self._abort(exc, context, spec.handler_method)
+            return body
+
+        return call
+
+    def _streaming(self, spec: OperationSpec) -> Streaming:
+        async def stream(data: bytes, context: Context) -> AsyncIterator[bytes]:
+            try:
+                ctx, request = await self._context(spec, data, context)
+                events: AsyncIterator[StreamEvent] = getattr(
+                    self.settings.handler, spec.handler_method
+                )(ctx, request)
+            except Exception as exc:
+                await self._abort(exc, context, spec.handler_method)
+            try:
+                first = True
+                async for event in events:
+                    if first:
+                        await self._echo(ctx, context)
+                        first = False
+                    yield self.codec.encode_event(event).SerializeToString()
+            except Exception as exc:
+                await self._abort(exc, context, spec.handler_method)
+            finally:
+                await _close(events)
+
+        return stream
