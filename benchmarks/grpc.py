@@ -102,9 +102,8 @@ async def _streams(stub: Any, deadline: float, counts: list[int]) -> None:
 
 
 async def _measure(address: str, duration: float, concurrency: int) -> tuple[Any, ...]:
-    from a2a.types import a2a_pb2_grpc  # noqa: PLC0415
-
     import grpc  # noqa: PLC0415 - the bench extra
+    from a2a.types import a2a_pb2_grpc  # noqa: PLC0415
 
     async with grpc.aio.insecure_channel(address) as channel:
         stub = a2a_pb2_grpc.A2AServiceStub(channel)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import sys
 
+import grpc
 from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import a2a_pb2_grpc
 
-import grpc
 from benchmarks.servers.sdk_echo import EchoExecutor, card
 
 

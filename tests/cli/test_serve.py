@@ -97,10 +97,9 @@ def test_an_asgi_app_is_served_as_is() -> None:
 def _grpc_send(address: str, text: str, *, wait: bool = True) -> Any:
     """A blocking SendMessage over gRPC with the official SDK's 1.0 stub (by default
     waiting for the server to be up)."""
+    import grpc  # noqa: PLC0415
     from a2a.types import a2a_pb2 as pb  # noqa: PLC0415
     from a2a.types import a2a_pb2_grpc  # noqa: PLC0415
-
-    import grpc  # noqa: PLC0415
 
     with grpc.insecure_channel(address) as channel:
         request = pb.SendMessageRequest(
@@ -157,9 +156,9 @@ def _listening_socket() -> socket.socket:
 
 
 def test_grpc_starts_after_the_app_and_stops_before_it() -> None:
+    import grpc  # noqa: PLC0415
     import uvicorn  # noqa: PLC0415
 
-    import grpc  # noqa: PLC0415
     from parley.grpc import GrpcServer  # noqa: PLC0415
 
     handler = make_handler(load_target("examples.echo:agent"), "http://127.0.0.1:1")

@@ -16,12 +16,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import grpc
 import pytest
 from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors as sdk_errors
 
-import grpc
 from tests.grpc.conftest import LiveGrpc
 from tests.interop.agent import QUESTION, STREAM_CHUNKS
 

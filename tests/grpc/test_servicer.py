@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import anyio
+import grpc
 import pytest
 from a2a.compat.v0_3 import a2a_v0_3_pb2 as pb03
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc as grpc03
@@ -20,7 +21,6 @@ from a2a.types import a2a_pb2_grpc as grpc10
 from a2a.utils.grpc_status import status_from_call
 from google.rpc import error_details_pb2
 
-import grpc
 from parley.grpc import GrpcServer, serve_grpc
 from parley.model import AgentExtension, GetTaskRequest
 from parley.protocol.errors import TaskNotFoundError

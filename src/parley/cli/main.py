@@ -1,6 +1,6 @@
-"""`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`
-(more commands arrive with the client). Configuration is built here, at the edge, from
-flags and environment."""
+"""`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`, and
+talking to any A2A agent: `parley card|send|get|list|cancel|subscribe URL …`.
+Configuration is built here, at the edge, from flags and environment."""
 
 from __future__ import annotations
 
@@ -10,17 +10,23 @@ from collections.abc import Sequence
 
 from parley import __version__
 from parley.cli.db import add_db_command
+from parley.cli.errors import EXIT_CODES, OneLineParser
 from parley.cli.serve import add_serve_command
+from parley.cli.talk import add_talk_commands
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="parley", description="Serve and talk to A2A (Agent2Agent) agents."
+    parser = OneLineParser(
+        prog="parley",
+        description="Serve and talk to A2A (Agent2Agent) agents.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"parley {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_command(commands)
     add_db_command(commands)
+    add_talk_commands(commands)
     return parser
 
 

@@ -1,0 +1,224 @@
+"""`parley card | send | get | list | cancel | subscribe URL …`: talk to any A2A agent, in
+either protocol version, over JSON-RPC or HTTP+JSON, through `parley.client`. Failures
+become one line on stderr and an exit status by kind (`parley.cli.errors`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from parley.cli.errors import EXIT_CODES, ExitCode, UsageError, classify, message_of, report
+from parley.cli.options import (
+    common_options,
+    connected,
+    count,
+    credentials,
+    file_part,
+    http_client,
+    json_value,
+    positive_count,
+)
+from parley.cli.output import Output, state_name
+from parley.cli.spinner import spinning
+from parley.client import ClientStream, Reconnected, StreamItem, fetch_card, user_message
+from parley.model import DataPart, Message, Part, Task, TaskState, TaskStatusUpdateEvent, TextPart
+from parley.protocol import lifecycle
+from parley.protocol.operations import Operation
+from parley.server.agent import SKILL_METADATA_KEY
+
+Command = Callable[[argparse.Namespace, Output], Coroutine[Any, Any, int]]
+
+STATES = {state_name(state): state for state in TaskState if state is not TaskState.UNSPECIFIED}
+"""The `--state` choices: `working`, `input-required`, …"""
+
+WAITING = "waiting for the agent"
+
+
+def add_talk_commands(commands: Any) -> None:
+    common = common_options()
+
+    def command(name: str, run: Command, summary: str, description: str) -> Any:
+        parser = commands.add_parser(
+            name,
+            parents=[common],
+            help=summary,
+            description=description,
+            epilog=EXIT_CODES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        parser.set_defaults(run=lambda arguments: execute(run, arguments))
+        return parser
+
+    command("card", _card, "show an agent's card", "Show the agent card at URL.")
+    _send_arguments(command("send", _send, "send a message", "Send a message to the agent at URL."))
+    get = command("get", _get, "show a task", "Show a task: its artifacts and state.")
+    get.add_argument("task_id", metavar="TASK_ID")
+    get.add_argument("--history", metavar="N", type=count, help="show the last N messages")
+    listing = command("list", _list, "list tasks", "List the tasks the agent keeps for you.")
+    listing.add_argument("--context", metavar="ID", default="", help="only this context's")
+    listing.add_argument("--state", choices=list(STATES), help="only tasks in this state")
+    listing.add_argument("--page-size", metavar="N", type=positive_count, help="tasks a page")
+    listing.add_argument("--page-token", metavar="T", default="", help="the page to show")
+    cancel = command("cancel", _cancel, "cancel a task", "Cancel a task.")
+    cancel.add_argument("task_id", metavar="TASK_ID")
+    subscribe = command(
+        "subscribe", _subscribe, "follow a task", "Follow a running task's updates to its end."
+    )
+    subscribe.add_argument("task_id", metavar="TASK_ID")
+
+
+def _send_arguments(send: argparse.ArgumentParser) -> None:
+    send.add_argument("text", metavar="TEXT", nargs="?", default="", help="the message's text")
+    send.add_argument(
+        "--file",
+        metavar="PATH",
+        type=file_part,
+        action="append",
+        default=[],
+        help="attach a file (repeatable; its media type is guessed from its name)",
+    )
+    send.add_argument(
+        "--data",
+        metavar="JSON",
+        type=json_value,
+        action="append",
+        default=[],
+        help="attach structured data (repeatable)",
+    )
+    waiting = send.add_mutually_exclusive_group()
+    waiting.add_argument("--stream", action="store_true", help="print events as they come")
+    waiting.add_argument(
+        "--no-wait", action="store_true", help="return at once, while the task runs"
+    )
+    send.add_argument("--task", metavar="ID", default="", help="continue this task")
+    send.add_argument("--context", metavar="ID", default="", help="send in this context")
+    send.add_argument("--skill", metavar="NAME", help="ask for this skill (message metadata)")
+
+
+def execute(command: Command, arguments: argparse.Namespace, output: Output | None = None) -> int:
+    """Run a command; report a failure as one line and its exit status."""
+    history = getattr(arguments, "history", None) is not None
+    output = output or Output(as_json=arguments.json, history=history)
+    try:
+        return asyncio.run(command(arguments, output))
+    except KeyboardInterrupt:
+        output.end_line()
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        output.abandon()
+        return ExitCode.PIPE_CLOSED
+    except Exception as exc:
+        found = classify(exc)
+        if found is None:
+            raise
+        output.end_line()
+        code, kind = found
+        report(kind, message_of(exc))
+        return code
+
+
+def outcome(state: TaskState | None) -> int:
+    """1 for a task that ended without success (failed, rejected, canceled), else 0."""
+    if state is not None and lifecycle.is_terminal(state) and state is not TaskState.COMPLETED:
+        return ExitCode.TASK_UNSUCCESSFUL
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------- commands
+
+
+async def _card(arguments: argparse.Namespace, output: Output) -> int:
+    """The public card; the extended one when credentials are given and it is offered."""
+    async with http_client(arguments) as http, spinning(f"fetching the card of {arguments.url}"):
+        if arguments.timeout is None:
+            card = await fetch_card(arguments.url, http=http)
+        else:
+            card = await fetch_card(arguments.url, http=http, timeout=arguments.timeout)
+    if credentials(arguments) is not None and card.capabilities.extended_agent_card:
+        async with connected(arguments, extended_card=True) as client:
+            card = client.card or card
+    output.card(card)
+    return ExitCode.OK
+
+
+def _message(arguments: argparse.Namespace) -> Message:
+    parts: list[Part] = [TextPart(text=arguments.text)] if arguments.text else []
+    parts += arguments.file
+    parts += [DataPart(data=value) for value in arguments.data]
+    if not parts:
+        raise UsageError("nothing to send: give TEXT, --file or --data")
+    metadata = {SKILL_METADATA_KEY: arguments.skill} if arguments.skill else None
+    return user_message(parts, metadata=metadata)
+
+
+async def _send(arguments: argparse.Namespace, output: Output) -> int:
+    message = _message(arguments)
+    task_id, context_id = arguments.task, arguments.context
+    async with connected(arguments) as client:
+        if arguments.stream:
+            stream = client.stream(message, task_id=task_id, context_id=context_id)
+            return await _follow(stream, output)
+        async with spinning(WAITING):
+            result = await client.send(
+                message,
+                task_id=task_id,
+                context_id=context_id,
+                return_immediately=arguments.no_wait,
+            )
+    output.result(Operation.SEND_MESSAGE, result)
+    return outcome(result.status.state) if isinstance(result, Task) else ExitCode.OK
+
+
+async def _get(arguments: argparse.Namespace, output: Output) -> int:
+    async with connected(arguments) as client, spinning(WAITING):
+        task = await client.get_task(arguments.task_id, history_length=arguments.history)
+    output.result(Operation.GET_TASK, task)
+    return outcome(task.status.state)
+
+
+async def _list(arguments: argparse.Namespace, output: Output) -> int:
+    async with connected(arguments) as client, spinning(WAITING):
+        page = await client.list_tasks(
+            context_id=arguments.context,
+            status=STATES[arguments.state] if arguments.state else None,
+            page_size=arguments.page_size,
+            page_token=arguments.page_token,
+        )
+    output.result(Operation.LIST_TASKS, page)
+    return ExitCode.OK
+
+
+async def _cancel(arguments: argparse.Namespace, output: Output) -> int:
+    """Success is the cancel's: a canceled task is what was asked for (exit status 0)."""
+    async with connected(arguments) as client, spinning(WAITING):
+        task = await client.cancel_task(arguments.task_id)
+    output.result(Operation.CANCEL_TASK, task)
+    return ExitCode.OK
+
+
+async def _subscribe(arguments: argparse.Namespace, output: Output) -> int:
+    async with connected(arguments) as client:
+        return await _follow(client.subscribe(arguments.task_id), output)
+
+
+async def _follow(stream: ClientStream, output: Output) -> int:
+    """Print a stream's items as they arrive; the exit status of the task's last state."""
+    state: TaskState | None = None
+    async with stream:
+        async for item in stream:
+            output.event(item)
+            found = _state_of(item)
+            state = state if found is None else found
+    output.end_line()
+    return outcome(state)
+
+
+def _state_of(item: StreamItem) -> TaskState | None:
+    match item:
+        case Task() | TaskStatusUpdateEvent():
+            return item.status.state
+        case Reconnected(task=Task() as task):
+            return task.status.state
+    return None
