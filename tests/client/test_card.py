@@ -180,7 +180,7 @@ async def test_connect_closes_what_it_opened_when_it_fails() -> None:
                 await Client.connect(server.url, http=http)
             assert not http.is_closed  # the caller's client is left open
         with pytest.raises(NoCompatibleInterfaceError):
-            await Client.connect(server.url, bindings=["GRPC"])  # no transport for it
+            await Client.connect(server.url, bindings=["GRPC"], transports={})  # none for it
 
 
 async def test_connect_uses_a_shared_http_client() -> None:

@@ -1,5 +1,6 @@
 """The A2A client: `Client.connect(url)` → every operation, in either protocol version, over
-JSON-RPC or HTTP+JSON, with streams that resubscribe and retries for idempotent calls.
+JSON-RPC, HTTP+JSON or gRPC (`parley.client.grpc`, the grpc extra), with streams that
+resubscribe and retries for idempotent calls.
 
 Server errors are raised as the `parley.protocol.errors` classes the server raises;
 transport failures as the classes of `parley.client.errors`.

@@ -112,6 +112,7 @@ def select_interface(
 
 
 def _absolute(interface: AgentInterface, base_url: str) -> AgentInterface:
-    if not base_url or urlsplit(interface.url).scheme:
+    """A relative URL joined to `base_url`; a gRPC address (`host:port`) is never relative."""
+    if not base_url or interface.protocol_binding == GRPC_BINDING or urlsplit(interface.url).scheme:
         return interface
     return replace(interface, url=urljoin(base_url, interface.url))

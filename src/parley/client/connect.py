@@ -1,5 +1,6 @@
 """From a URL to a transport: resolve the card, select the interface, build the transport of
-its binding (`TRANSPORTS`, by the card's `protocolBinding` name; gRPC plugs in there).
+its binding (`TRANSPORTS`, by the card's `protocolBinding` name; gRPC's is imported when
+first used, so that the grpc extra is needed only by those who use it).
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from typing import TYPE_CHECKING, Protocol
 import httpx
 
 from parley.client.auth import Auth
-from parley.client.card import HTTP_JSON_BINDING, JSONRPC_BINDING, fetch_card, select_interface
+from parley.client.card import (
+    GRPC_BINDING,
+    HTTP_JSON_BINDING,
+    JSONRPC_BINDING,
+    fetch_card,
+    select_interface,
+)
 from parley.client.jsonrpc import JsonRpcTransport
 from parley.client.rest import RestTransport
 from parley.client.retry import RetryPolicy
@@ -26,7 +33,7 @@ if TYPE_CHECKING:
 
 
 class TransportFactory(Protocol):
-    """Builds the transport of one interface (JSON-RPC, HTTP+JSON, later gRPC)."""
+    """Builds the transport of one interface (JSON-RPC, HTTP+JSON, gRPC)."""
 
     def __call__(
         self,
@@ -40,9 +47,26 @@ class TransportFactory(Protocol):
     ) -> Transport: ...
 
 
+def grpc_transport(
+    url: str,
+    version: Version,
+    *,
+    http: httpx.AsyncClient,
+    auth: Auth | None,
+    headers: Mapping[str, str] | None,
+    connect_timeout: float,
+) -> Transport:
+    """`parley.client.grpc.GrpcTransport` (the grpc extra); gRPC has its own channel, and
+    connects when first called (an unreachable server fails that call at once)."""
+    from parley.client.grpc import GrpcTransport  # noqa: PLC0415 - the grpc extra
+
+    return GrpcTransport(url, version, auth=auth, headers=headers)
+
+
 TRANSPORTS: Mapping[str, TransportFactory] = {
     JSONRPC_BINDING: JsonRpcTransport,
     HTTP_JSON_BINDING: RestTransport,
+    GRPC_BINDING: grpc_transport,
 }
 """The bindings `Client.connect` can use, by the card's `protocolBinding` name."""
 

@@ -39,8 +39,9 @@ class GrpcServer:
         self.host = host
         self.port = port
         self.grace_seconds = grace_seconds
-        settings = Settings(handler, authenticator)
-        self.servicers = [A2AServicer(settings, v) for v in dict.fromkeys(served_versions)]
+        served = tuple(dict.fromkeys(served_versions))
+        settings = Settings(handler, authenticator, served)
+        self.servicers = [A2AServicer(settings, v) for v in served]
         self._options = [
             ("grpc.max_receive_message_length", limits.max_body_bytes),
             ("grpc.max_send_message_length", limits.max_body_bytes),

@@ -46,6 +46,8 @@ class Settings:
 
     handler: RequestHandler
     authenticator: Authenticator
+    served: tuple[Version, ...] = (Version.V1_0, Version.V0_3)
+    """The versions the server serves, in its order (named in VersionNotSupported errors)."""
 
 
 def metadata_headers(context: Context) -> dict[str, str]:
@@ -103,7 +105,7 @@ class A2AServicer:
         if self.version is not Version.V1_0:
             return self.version
         text = headers.get(VERSION_HEADER.lower(), "").strip()
-        asked = parse_version(text) if text else self.version
+        asked = parse_version(text, self.settings.served) if text else self.version
         if asked is not self.version:
             raise VersionNotSupportedError(
                 f"A2A-Version {text!r} is served by {GRPC_SERVICES[asked]}, "

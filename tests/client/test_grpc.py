@@ -1,0 +1,1032 @@
+"""The client over gRPC (issue 6, acceptance 1) against a live Parley gRPC server, in both
+protocol versions: the card names the interface, every operation, streams (in order,
+cancelled mid-stream, dropped and resubscribed, idle), the server's errors decoded into
+its classes with their metadata, credentials, headers and extensions as metadata, deadlines
+and retries, TLS; and, on a scripted gRPC server, every status the translation point knows.
+
+The card declares a required extension, so every call proves the version's extensions key
+travels; the 1.0 interface carries the tenant `acme`, so every 1.0 call proves the tenant
+reaches the server. Last, the official SDK's gRPC server (its 1.0 and 0.3 services on
+one port, its card naming both): every operation, in both versions.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+import grpc
+import pytest
+from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc as sdk_grpc03
+from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
+from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore
+from a2a.types import a2a_pb2 as sdk_pb
+from a2a.types import a2a_pb2_grpc as sdk_grpc10
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+from msgspec.structs import replace
+
+from parley.client import (
+    APIKeyAuth,
+    BearerAuth,
+    CallOptions,
+    Client,
+    ClientConnectionError,
+    ClientProtocolError,
+    ClientStream,
+    ClientTimeoutError,
+    Reconnected,
+    RetryPolicy,
+    StreamIdleError,
+    StreamItem,
+    StreamPolicy,
+    user_message,
+)
+from parley.client.grpc import GrpcTransport
+from parley.grpc import A2AServicer, GrpcServer
+from parley.grpc.servicer import Settings
+from parley.model import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AuthenticationInfo,
+    Message,
+    SendMessageRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from parley.protocol.errors import (
+    ExtendedAgentCardNotConfiguredError,
+    ExtensionSupportRequiredError,
+    FieldViolation,
+    InvalidParamsError,
+    MethodNotFoundError,
+    TaskNotCancelableError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
+from parley.protocol.negotiation import Version
+from parley.protocol.operations import GRPC_SERVICES, Operation
+from parley.server.context import AnonymousAuthenticator
+from parley.server.service import AgentService
+from parley.wire.cards import hybrid_card
+from parley.wire.codecs import GRPC as GRPC_CODECS
+from tests.client.agents import (
+    API_KEY,
+    EXTENSION,
+    OPTIONAL_EXTENSION,
+    TENANT,
+    TOKEN,
+    TokenAuthenticator,
+    build_client_agent,
+)
+from tests.client.scripted import Exchange, Proxy, Request, scripted
+from tests.client.sdk_server import EXTENDED_NAME as SDK_EXTENDED_NAME
+from tests.client.sdk_server import Gates, SkillExecutor, sdk_card
+from tests.grpc.conftest import free_port
+from tests.interop.agent import QUESTION, STREAM_CHUNKS, Probe
+
+pytestmark = pytest.mark.anyio
+
+EXTENDED_NAME = "Client tests (extended)"
+GRPC = "GRPC"
+CARD_PATH = "/.well-known/agent-card.json"
+
+
+def grpc_card(url: str, address: str) -> AgentCard:
+    """Only the gRPC interfaces (1.0 under the tenant), every capability, the required
+    and the optional extension."""
+    agent = build_client_agent(Probe())
+    base = agent.card(url, bindings=(), grpc_address=address)
+    interfaces = tuple(
+        replace(i, tenant=TENANT if i.protocol_version == Version.V1_0.value else "")
+        for i in base.supported_interfaces
+    )
+    extensions = (
+        AgentExtension(uri=EXTENSION, required=True),
+        AgentExtension(uri=OPTIONAL_EXTENSION),
+    )
+    capabilities = AgentCapabilities(
+        streaming=True, push_notifications=True, extended_agent_card=True, extensions=extensions
+    )
+    return replace(base, supported_interfaces=interfaces, capabilities=capabilities)
+
+
+@dataclass
+class Served:
+    """A Parley gRPC server, and the HTTP server of its card (`url`)."""
+
+    url: str
+    service: AgentService
+    probe: Probe
+    server: GrpcServer
+
+    def leftovers(self) -> tuple[int, int]:
+        """(live tasks, subscribers): both 0 once every stream and task is over."""
+        return self.service.runner.live_count(), self.service.broker.subscriber_count()
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[Served]:
+    probe = Probe()
+    agent = build_client_agent(probe)
+    port = free_port()
+    card_box: list[AgentCard] = []
+
+    async def card(request: Request, exchange: Exchange) -> None:
+        if request.path == CARD_PATH:
+            await exchange.json(200, hybrid_card(card_box[0]))
+        else:
+            await exchange.json(404, {"error": "no"})
+
+    async with scripted(card) as http:
+        card_box.append(grpc_card(http.url, f"127.0.0.1:{port}"))
+        extended = replace(card_box[0], name=EXTENDED_NAME)
+        service = AgentService(agent.executor(), card_box[0], extended_card=extended)
+        server = GrpcServer(service, port=port, authenticator=TokenAuthenticator())
+        async with server:
+            live = Served(http.url, service, probe, server)
+            yield live
+            deadline = time.monotonic() + 5
+            while live.leftovers() != (0, 0):
+                assert time.monotonic() < deadline, f"left behind: {live.leftovers()}"
+                await anyio.sleep(0.01)
+
+
+@pytest.fixture(params=list(Version), ids=lambda v: v.value)
+def version(request: pytest.FixtureRequest) -> Version:
+    chosen: Version = request.param
+    return chosen
+
+
+@pytest.fixture
+async def client(served: Served, version: Version) -> AsyncIterator[Client]:
+    async with Client.connect(
+        served.url, versions=[version], bindings=[GRPC], extensions=[EXTENSION]
+    ) as connected:
+        yield connected
+
+
+@pytest.fixture
+def gates(served: Served) -> Iterator[list[str]]:
+    """Keys whose gates the test must open: all opened at teardown."""
+    keys: list[str] = []
+    yield keys
+    for name in keys:
+        served.probe.gate(name).set()
+
+
+def key(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def ask(text: str, skill: str, **ids: str) -> Message:
+    return user_message(text, metadata={"skill": skill}, **ids)
+
+
+def text_of(parts: object) -> str:
+    assert isinstance(parts, tuple)
+    return "".join(p.text for p in parts if isinstance(p, TextPart))
+
+
+async def task_of(client: Client, message: Message, *, return_immediately: bool = False) -> Task:
+    result = await client.send(message, return_immediately=return_immediately)
+    assert isinstance(result, Task)
+    return result
+
+
+async def collect(stream: ClientStream) -> list[StreamItem]:
+    async with stream:
+        return [item async for item in stream]
+
+
+async def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    with anyio.fail_after(timeout):
+        while not check():
+            await anyio.sleep(0.01)
+
+
+# ---------------------------------------------------------------------------- every operation
+
+
+async def test_connect_picks_the_grpc_interface_of_the_version(
+    client: Client, served: Served, version: Version
+) -> None:
+    """R-BIND-6: the card's gRPC interface of the version (1.0: bare `host:port` with its
+    tenant; 0.3: `grpc://host:port`), dialled by the gRPC transport."""
+    assert client.interface is not None
+    assert (client.interface.protocol_binding, client.version) == (GRPC, version)
+    assert isinstance(client.transport, GrpcTransport)
+    assert client.transport.target == served.server.address
+    assert client.tenant == (TENANT if version is Version.V1_0 else "")
+
+
+async def test_blocking_send_returns_the_finished_task(client: Client) -> None:
+    message = ask(key("echo"), "echo")
+    task = await task_of(client, message)
+    assert task.status.state is TaskState.COMPLETED
+    assert [text_of(a.parts) for a in task.artifacts] == [text_of(message.parts)]
+    assert task.history[0].message_id == message.message_id
+
+
+async def test_send_options_and_multi_turn(client: Client) -> None:
+    """INPUT_REQUIRED, then the follow-up with `historyLength` 1 completes the task."""
+    asked = await task_of(client, ask(key("greet"), "greet"))
+    assert asked.status.state is TaskState.INPUT_REQUIRED
+    assert asked.status.message is not None
+    assert text_of(asked.status.message.parts) == QUESTION
+    reply = user_message("Ada", task_id=asked.id)
+    done = await client.send(reply, history_length=1, accepted_output_modes=["text/plain"])
+    assert isinstance(done, Task)
+    assert (done.id, done.status.state) == (asked.id, TaskState.COMPLETED)
+    assert [m.message_id for m in done.history] == [reply.message_id]
+    assert [text_of(a.parts) for a in done.artifacts] == ["Hello, Ada!"]
+
+
+async def test_a_direct_reply_is_a_message(client: Client) -> None:
+    result = await client.send(ask("hello", "direct"))
+    assert isinstance(result, Message)
+    assert text_of(result.parts) == "direct: hello"
+
+
+async def test_non_blocking_send_then_get_task(
+    client: Client, served: Served, gates: list[str]
+) -> None:
+    text = key("slow")
+    gates.append(text)
+    task = await task_of(client, ask(text, "slow"), return_immediately=True)
+    assert task.status.state in (TaskState.SUBMITTED, TaskState.WORKING)
+    served.probe.gate(text).set()
+    with anyio.fail_after(5):
+        while (await client.get_task(task.id)).status.state is not TaskState.COMPLETED:
+            await anyio.sleep(0.02)
+
+
+async def test_get_task_history_length(client: Client, version: Version) -> None:
+    """R-TASK-1/2: the N most recent messages. 0 means none, except in 0.3, whose proto
+    field has no presence: 0 is "not set", unlimited (as in 0.3 REST's query)."""
+    asked = await task_of(client, ask(key("history"), "greet"))
+    await task_of(client, user_message("Grace", task_id=asked.id))
+    full = await client.get_task(asked.id)
+    assert len(full.history) == 3
+    one = await client.get_task(asked.id, history_length=1)
+    assert [m.message_id for m in one.history] == [full.history[-1].message_id]
+    none = await client.get_task(asked.id, history_length=0)
+    assert len(none.history) == (0 if version is Version.V1_0 else 3)
+
+
+async def test_list_tasks(client: Client, version: Version) -> None:
+    """1.0: filtered and paged; 0.3 has no ListTasks: MethodNotFoundError, no call made."""
+    context_id = uuid.uuid4().hex
+    ids = {
+        (await task_of(client, ask(key("list"), "echo", context_id=context_id))).id
+        for _ in range(3)
+    }
+    if version is Version.V0_3:
+        with pytest.raises(MethodNotFoundError) as raised:
+            await client.list_tasks(context_id=context_id)
+        assert raised.value.metadata == {"method": "ListTasks"}
+        return
+    page = await client.list_tasks(context_id=context_id, page_size=2)
+    assert (len(page.tasks), page.total_size) == (2, 3)
+    rest = await client.list_tasks(context_id=context_id, page_token=page.next_page_token)
+    assert {t.id for t in page.tasks + rest.tasks} == ids
+    assert rest.next_page_token == ""
+    done = await client.list_tasks(context_id=context_id, status=TaskState.COMPLETED)
+    assert done.total_size == 3
+
+
+async def test_cancel_task(client: Client, served: Served) -> None:
+    text = key("cancel")
+    task = await task_of(client, ask(text, "until_cancelled"), return_immediately=True)
+    await wait_until(served.probe.started(text).is_set)
+    cancelled = await client.cancel_task(task.id)
+    assert (cancelled.id, cancelled.status.state) == (task.id, TaskState.CANCELED)
+    await wait_until(lambda: text in served.probe.cancelled)
+
+
+async def test_push_config_crud(client: Client) -> None:
+    task = await task_of(client, ask(key("push"), "echo"))
+    auth = AuthenticationInfo(scheme="Bearer", credentials="hook-token")
+    created = await client.create_push_config(
+        task.id, "https://example.com/hook", config_id="c1", token="t0k", authentication=auth
+    )
+    assert (created.task_id, created.id, created.url) == (task.id, "c1", "https://example.com/hook")
+    assert created.authentication == auth
+    got = await client.get_push_config(task.id, "c1")
+    assert (got.id, got.token) == ("c1", "t0k")
+    assert [c.id for c in (await client.list_push_configs(task.id)).configs] == ["c1"]
+    await client.delete_push_config(task.id, "c1")
+    assert (await client.list_push_configs(task.id)).configs == ()
+    with pytest.raises(TaskNotFoundError):
+        await client.get_push_config(task.id, "c1")
+
+
+async def test_extended_card(client: Client) -> None:
+    card = await client.get_extended_card()
+    assert card.name == EXTENDED_NAME
+    assert client.card == card
+
+
+# ---------------------------------------------------------------------------- streams
+
+
+async def test_stream_yields_every_event_in_order(client: Client) -> None:
+    stream = client.stream(ask(key("chunks"), "chunks"))
+    items = await collect(stream)
+    assert [type(i) for i in items] == [Task, TaskStatusUpdateEvent] + [
+        TaskArtifactUpdateEvent
+    ] * len(STREAM_CHUNKS) + [TaskStatusUpdateEvent]
+    chunks = [text_of(i.artifact.parts) for i in items if isinstance(i, TaskArtifactUpdateEvent)]
+    assert chunks == list(STREAM_CHUNKS)
+    last = items[-1]
+    assert isinstance(last, TaskStatusUpdateEvent)
+    assert last.status.state is TaskState.COMPLETED
+    assert (stream.task_id, stream.reconnects, stream.last_event_id) == (last.task_id, 0, "")
+
+
+async def test_a_streamed_direct_reply_is_one_message(client: Client) -> None:
+    items = await collect(client.stream(ask("hi", "direct")))
+    assert [type(i) for i in items] == [Message]
+
+
+async def test_subscribe_to_a_running_task(
+    client: Client, served: Served, gates: list[str]
+) -> None:
+    text = key("background")
+    gates.append(text)
+    task = await task_of(client, ask(text, "background"), return_immediately=True)
+    await wait_until(served.probe.started(text).is_set)
+    async with client.subscribe(task.id) as stream:
+        first = await anext(stream)
+        assert isinstance(first, Task)
+        assert (first.id, first.status.state) == (task.id, TaskState.WORKING)
+        served.probe.gate(text).set()
+        rest = [item async for item in stream]
+    assert [type(i) for i in rest] == [TaskArtifactUpdateEvent, TaskStatusUpdateEvent]
+
+
+async def test_closing_a_stream_mid_way_cancels_the_call(client: Client, served: Served) -> None:
+    """The call is cancelled: the server drops its subscription at once, the task runs on."""
+    text = key("mid-stream")
+    stream = client.stream(ask(text, "until_cancelled"))
+    first = await anext(stream)
+    assert isinstance(first, Task)
+    await wait_until(lambda: served.service.broker.subscriber_count() == 1)
+    await stream.aclose()
+    await wait_until(lambda: served.service.broker.subscriber_count() == 0)
+    assert (await client.get_task(first.id)).status.state is TaskState.WORKING
+    await client.cancel_task(first.id)
+
+
+async def test_the_transports_own_event_stream(served: Served, version: Version) -> None:
+    """Straight on the transport: an async iterator without ids; ended, it stays ended;
+    closing the transport shuts its channel down."""
+    transport = GrpcTransport(served.server.address, version)
+    try:
+        request = SendMessageRequest(message=ask(key("chunks"), "chunks"))
+        stream = transport.send_streaming_message(request, CallOptions(extensions=(EXTENSION,)))
+        events = [event async for event in stream]
+        assert len(events) == len(STREAM_CHUNKS) + 3
+        assert stream.last_event_id == ""
+        with pytest.raises(StopAsyncIteration):
+            await anext(stream)
+    finally:
+        channel = transport.channel
+        await transport.aclose()
+    assert channel.get_state() is grpc.ChannelConnectivity.SHUTDOWN
+
+
+async def test_a_dropped_stream_resubscribes(served: Served, version: Version) -> None:
+    """The connection is cut mid-stream (UNAVAILABLE): the client resubscribes; gRPC cannot
+    resume, so it says so with `Reconnected` and the task's snapshot, then carries on."""
+    text = key("dropped")
+    async with Proxy(f"http://{served.server.address}") as proxy:
+        transport = GrpcTransport(proxy.url, version)
+        async with Client(transport, extensions=[EXTENSION]) as client:
+            stream = client.stream(ask(text, "background"))
+            items: list[StreamItem] = []
+            async for item in stream:
+                items.append(item)
+                if isinstance(item, TaskStatusUpdateEvent):
+                    proxy.cut()
+                if isinstance(item, Reconnected):
+                    served.probe.gate(text).set()
+    assert [type(i) for i in items] == [
+        Task,
+        TaskStatusUpdateEvent,
+        Reconnected,
+        TaskArtifactUpdateEvent,
+        TaskStatusUpdateEvent,
+    ]
+    snapshot = items[2]
+    assert isinstance(snapshot, Reconnected)
+    assert snapshot.task is not None
+    assert snapshot.task.status.state is TaskState.WORKING
+    assert "UNAVAILABLE" in snapshot.reason
+    assert stream.reconnects == 1
+    assert proxy.connections == 2
+
+
+async def test_an_idle_stream_fails(served: Served, version: Version) -> None:
+    async with Client.connect(
+        served.url,
+        versions=[version],
+        bindings=[GRPC],
+        extensions=[EXTENSION],
+        streaming=StreamPolicy(idle_timeout=0.3),
+    ) as client:
+        stream = client.stream(ask("1.5", "silent_middle"))
+        with pytest.raises(StreamIdleError, match=r"nothing received for 0\.3 s"):
+            await collect(stream)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+async def test_server_errors_carry_class_message_and_metadata(client: Client) -> None:
+    with pytest.raises(TaskNotFoundError) as unknown:
+        await client.get_task("no-such-task")
+    assert unknown.value.metadata == {"taskId": "no-such-task"}
+    assert unknown.value.message == "Task no-such-task not found"
+    with pytest.raises(InvalidParamsError) as invalid:
+        await client.get_task("any", history_length=-1)
+    assert invalid.value.field_violations == (
+        FieldViolation(field="historyLength", description="must be >= 0, got -1"),
+    )
+
+
+ERRORS = {
+    "cancel-terminal": TaskNotCancelableError,
+    "subscribe-terminal": UnsupportedOperationError,
+    "send-terminal": UnsupportedOperationError,
+}
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+async def test_errors_are_the_servers_classes(client: Client, case: str) -> None:
+    done = await task_of(client, ask(key("done"), "echo"))
+    calls: dict[str, Callable[[], Awaitable[object]]] = {
+        "cancel-terminal": lambda: client.cancel_task(done.id),
+        "subscribe-terminal": lambda: collect(client.subscribe(done.id)),
+        "send-terminal": lambda: client.send("more", task_id=done.id),
+    }
+    with pytest.raises(ERRORS[case]) as raised:
+        await calls[case]()
+    assert raised.value.metadata["taskId"] == done.id
+
+
+async def test_without_the_required_extension_every_call_fails(
+    served: Served, version: Version
+) -> None:
+    """R-CAP-2, in both versions (gRPC carries the ErrorInfo reason in 0.3 too)."""
+    async with Client.connect(served.url, versions=[version], bindings=[GRPC]) as bare:
+        with pytest.raises(ExtensionSupportRequiredError, match=EXTENSION) as raised:
+            await bare.get_task("any")
+    assert type(raised.value) is ExtensionSupportRequiredError
+
+
+# ---------------------------------------------------------------------------- metadata
+
+
+async def test_extensions_credentials_and_headers_travel_as_metadata(
+    served: Served, version: Version
+) -> None:
+    """The client's extensions and a call's own are activated; BearerAuth, APIKeyAuth
+    and plain headers reach the server's authenticator as metadata."""
+    callers = []
+    for auth, headers in (
+        (BearerAuth(TOKEN), None),
+        (APIKeyAuth(API_KEY), None),
+        (None, {"X-API-Key": API_KEY}),
+        (None, None),
+    ):
+        async with Client.connect(
+            served.url,
+            versions=[version],
+            bindings=[GRPC],
+            extensions=[EXTENSION],
+            auth=auth,
+            headers=headers,
+        ) as client:
+            result = await client.send(ask("who", "whoami"), extensions=[OPTIONAL_EXTENSION])
+            assert isinstance(result, Message)
+            callers.append(text_of(result.parts))
+    activated = f"{EXTENSION},{OPTIONAL_EXTENSION}"
+    assert callers == [
+        f"bearer-user|{activated}",
+        f"key-user|{activated}",
+        f"key-user|{activated}",
+        f"anonymous|{activated}",
+    ]
+
+
+async def test_with_credentials_connect_fetches_the_extended_card(
+    served: Served, version: Version
+) -> None:
+    async with Client.connect(
+        served.url,
+        versions=[version],
+        bindings=[GRPC],
+        extensions=[EXTENSION],
+        auth=BearerAuth(TOKEN),
+    ) as client:
+        assert client.card is not None
+        assert client.card.name == EXTENDED_NAME
+
+
+async def test_the_tenant_scopes_the_tasks(
+    client: Client, served: Served, version: Version
+) -> None:
+    task = await task_of(client, ask(key("tenant"), "echo"))
+    transport = GrpcTransport(served.server.address, version)
+    async with Client(transport, extensions=[EXTENSION]) as untenanted:
+        if version is Version.V1_0:
+            with pytest.raises(TaskNotFoundError):
+                await untenanted.get_task(task.id)
+        else:
+            assert (await untenanted.get_task(task.id)).id == task.id
+
+
+# ---------------------------------------------------------------------------- deadlines, retries
+
+
+async def test_a_unary_call_has_a_deadline(client: Client, gates: list[str]) -> None:
+    text = key("deadline")
+    gates.append(text)
+    started = time.monotonic()
+    with pytest.raises(ClientTimeoutError, match=r"no answer within 0\.3 s"):
+        await client.send(ask(text, "slow"), timeout=0.3)
+    assert time.monotonic() - started < 3
+
+
+async def test_an_unreachable_server_fails_at_once() -> None:
+    transport = GrpcTransport(f"127.0.0.1:{free_port()}")
+    async with Client(transport, retry=RetryPolicy(attempts=1)) as client:
+        started = time.monotonic()
+        with pytest.raises(ClientConnectionError, match="UNAVAILABLE"):
+            await client.get_task("any")
+        with pytest.raises(ClientConnectionError, match="UNAVAILABLE"):
+            await anext(client.stream("hello"))
+    assert time.monotonic() - started < 5
+
+
+async def test_idempotent_calls_are_retried_until_the_server_is_up(served: Served) -> None:
+    """GetTask retried after UNAVAILABLE (the client's policy), until the server is back."""
+    policy = RetryPolicy(attempts=30, backoff=0.1, max_backoff=0.2)
+    transport = GrpcTransport(served.server.address)
+    async with Client(transport, extensions=[EXTENSION], retry=policy) as client:
+        task = await task_of(client, ask(key("retried"), "echo"))
+        await served.server.stop(0)
+        async with anyio.create_task_group() as group:
+
+            async def restart() -> None:
+                await anyio.sleep(0.3)
+                await served.server.start()
+
+            group.start_soon(restart)
+            got = await client.get_task(task.id)
+    assert got.id == task.id
+
+
+# ---------------------------------------------------------------------------- addresses, TLS
+
+
+def test_only_grpc_needs_the_grpc_extra() -> None:
+    """Without grpcio, `parley.client` imports and its other transports work; the gRPC
+    transport fails with one line naming the extra (also when a card picks it)."""
+    code = """
+import sys
+sys.modules["grpc"] = None
+import parley.client
+from parley.protocol.negotiation import Version
+try:
+    parley.client.TRANSPORTS["GRPC"](
+        "h:1", Version.V1_0, http=None, auth=None, headers=None, connect_timeout=1
+    )
+except ImportError as exc:
+    print(exc)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "gRPC needs the grpc extra: pip install 'parley-a2a[grpc]'"
+
+
+@pytest.mark.parametrize(
+    ("url", "target", "tls"),
+    [
+        ("127.0.0.1:50051", "127.0.0.1:50051", False),
+        ("[::1]:50051/", "[::1]:50051", False),
+        ("grpc://agent:50051", "agent:50051", False),
+        ("grpc://agent", "agent", False),
+        ("GRPCS://agent:50051", "agent:50051", True),
+        ("grpcs://agent", "agent", True),
+        ("http://agent", "agent:80", False),
+        ("http://agent:8080/", "agent:8080", False),
+        ("https://agent", "agent:443", True),
+    ],
+)
+def test_interface_urls_and_their_channels(url: str, target: str, tls: bool) -> None:
+    """1.0 cards name bare `host:port`, 0.3 cards `grpc://host:port`; `http(s)://` URLs
+    are accepted; `grpcs://` and `https://` mean TLS (with the system's roots)."""
+    transport = GrpcTransport(url)
+    assert (transport.target, transport.credentials is not None) == (target, tls)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://agent:21",
+        "http://agent:80/a2a",
+        "http://agent:80?x=1",
+        "http://u@agent:80",
+        "grpc://",
+    ],
+)
+def test_what_is_not_a_grpc_address(url: str) -> None:
+    with pytest.raises(ValueError, match="Not a gRPC address"):
+        GrpcTransport(url)
+
+
+def self_signed() -> tuple[bytes, bytes]:
+    """(key, certificate) in PEM for 127.0.0.1 and localhost, valid for a day."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.now(UTC)
+    names = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(hours=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return key_pem, certificate.public_bytes(serialization.Encoding.PEM)
+
+
+async def test_tls() -> None:
+    """A TLS server: reached over `grpcs://` with the credentials naming its root; with
+    the system's roots (`https://`) or in plaintext the connection fails."""
+    agent = build_client_agent(Probe())
+    service = AgentService(agent.executor(), agent.card("http://127.0.0.1:1"))
+    servicer = A2AServicer(Settings(service, AnonymousAuthenticator()), Version.V1_0)
+    key_pem, cert_pem = self_signed()
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers([servicer.rpc_handler()])
+    port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key_pem, cert_pem)]))
+    await server.start()
+    try:
+        roots = grpc.ssl_channel_credentials(root_certificates=cert_pem)
+        secure = GrpcTransport(f"grpcs://127.0.0.1:{port}", credentials=roots)
+        async with Client(secure) as client:
+            assert isinstance(await client.send(ask("over TLS", "echo")), Task)
+        for url in (f"https://127.0.0.1:{port}", f"127.0.0.1:{port}"):
+            async with Client(GrpcTransport(url), retry=RetryPolicy(attempts=1)) as client:
+                with pytest.raises(ClientConnectionError, match="UNAVAILABLE"):
+                    await client.get_task("any")
+    finally:
+        await server.stop(0)
+
+
+# ---------------------------------------------------------------------------- every status
+
+
+def rich_status(code: grpc.StatusCode, message: str, *details: Any) -> grpc.Status:
+    status = status_pb2.Status(code=code.value[0], message=message)
+    for detail in details:
+        packed = any_pb2.Any()
+        packed.Pack(detail)
+        status.details.append(packed)
+    result: grpc.Status = rpc_status.to_status(status)
+    return result
+
+
+Context = grpc.aio.ServicerContext[bytes, bytes]
+Abort = Callable[[Context], Awaitable[None]]
+
+
+def aborting(code: grpc.StatusCode, message: str) -> Abort:
+    async def abort(context: Context) -> None:
+        await context.abort(code, message)
+
+    return abort
+
+
+def with_status(status: grpc.Status) -> Abort:
+    async def abort(context: Context) -> None:
+        await context.abort_with_status(status)
+
+    return abort
+
+
+async def bad_trailer(context: Context) -> None:
+    context.set_trailing_metadata((("grpc-status-details-bin", b"\xff\xfe"),))
+    await context.abort(grpc.StatusCode.INTERNAL, "trailer")
+
+
+INFO = error_details_pb2.ErrorInfo(
+    reason="TASK_NOT_FOUND", domain="a2a-protocol.org", metadata={"taskId": "t1"}
+)
+VIOLATION = error_details_pb2.BadRequest.FieldViolation(field="id", description="unknown")
+ANSWERS: dict[str, Abort] = {
+    "unauthenticated": aborting(grpc.StatusCode.UNAUTHENTICATED, "who are you?"),
+    "blank": aborting(grpc.StatusCode.INTERNAL, ""),
+    "named": aborting(grpc.StatusCode.FAILED_PRECONDITION, "TaskNotCancelableError: not now"),
+    "sdk-name": aborting(grpc.StatusCode.UNKNOWN, "AuthenticatedExtendedCardNotConfiguredError: -"),
+    "other-name": aborting(grpc.StatusCode.INTERNAL, "KeyError: 'x'"),
+    "cancelled": aborting(grpc.StatusCode.CANCELLED, "stopping"),
+    "unavailable": aborting(grpc.StatusCode.UNAVAILABLE, "draining"),
+    "deadline": aborting(grpc.StatusCode.DEADLINE_EXCEEDED, "too slow"),
+    "reason": with_status(
+        rich_status(
+            grpc.StatusCode.NOT_FOUND,
+            "gone",
+            error_details_pb2.RetryInfo(),
+            INFO,
+            error_details_pb2.BadRequest(field_violations=[VIOLATION]),
+        )
+    ),
+    "unknown-reason": with_status(
+        rich_status(grpc.StatusCode.INTERNAL, "odd", error_details_pb2.ErrorInfo(reason="ODD"))
+    ),
+    "bad-trailer": bad_trailer,
+}
+EXPECTED: dict[str, tuple[type[Exception], str]] = {
+    "unauthenticated": (ClientProtocolError, "GetTask: gRPC UNAUTHENTICATED: who are you?"),
+    "blank": (ClientProtocolError, "GetTask: gRPC INTERNAL: (no details)"),
+    "named": (TaskNotCancelableError, "not now"),
+    "sdk-name": (ExtendedAgentCardNotConfiguredError, "-"),
+    "other-name": (ClientProtocolError, "GetTask: gRPC INTERNAL: KeyError: 'x'"),
+    "cancelled": (ClientConnectionError, "GetTask: gRPC CANCELLED: stopping"),
+    "unavailable": (ClientConnectionError, "GetTask: gRPC UNAVAILABLE: draining"),
+    "deadline": (ClientTimeoutError, "GetTask: no answer within 300.0 s"),
+    "reason": (TaskNotFoundError, "gone"),
+    "unknown-reason": (ClientProtocolError, "GetTask: gRPC INTERNAL: odd"),
+    "bad-trailer": (ClientProtocolError, "GetTask: gRPC INTERNAL: trailer"),
+}
+
+
+async def get_task(data: bytes, context: Context) -> bytes:
+    """GetTask answered by the task id: a status from ANSWERS, else bytes no Task has."""
+    request = GRPC_CODECS[Version.V1_0].request_type(Operation.GET_TASK).FromString(data)
+    answer = ANSWERS.get(request.id)
+    if answer is not None:
+        await answer(context)
+    return b"\xff\xff\xff"
+
+
+async def send_streaming_message(data: bytes, context: Context) -> AsyncIterator[bytes]:
+    """Streams by the message's text: none, one unreadable message, or a named error."""
+    request = GRPC_CODECS[Version.V1_0].request_type(Operation.SEND_STREAMING_MESSAGE)
+    text = request.FromString(data).message.parts[0].text
+    if text == "named":
+        await context.abort(grpc.StatusCode.NOT_FOUND, "TaskNotFoundError: no such task")
+    if text == "garbage":
+        yield b"\xff\xff\xff"
+
+
+@pytest.fixture
+async def statuses() -> AsyncIterator[str]:
+    """A gRPC server of the 1.0 service with only GetTask and SendStreamingMessage, each
+    answering as the request says: its address."""
+    server = grpc.aio.server()
+    methods: dict[str, grpc.RpcMethodHandler[bytes, bytes]] = {
+        "GetTask": grpc.unary_unary_rpc_method_handler(get_task),
+        "SendStreamingMessage": grpc.unary_stream_rpc_method_handler(send_streaming_message),
+    }
+    handler = grpc.method_handlers_generic_handler(GRPC_SERVICES[Version.V1_0], methods)
+    server.add_generic_rpc_handlers([handler])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(0)
+
+
+@pytest.mark.parametrize("case", list(ANSWERS))
+async def test_every_status_is_translated(statuses: str, case: str) -> None:
+    """The ErrorInfo reason, else a known `<ErrorClass>: ` prefix, names the server's error
+    (its message without the prefix); the rest is the transport's: connection, timeout,
+    or protocol errors. Nothing is retried here."""
+    async with Client(GrpcTransport(statuses), retry=RetryPolicy(attempts=1)) as client:
+        with pytest.raises(Exception) as raised:  # noqa: PT011 - the class is checked below
+            await client.get_task(case)
+    kind, message = EXPECTED[case]
+    assert (type(raised.value), raised.value.args[0]) == (kind, message)
+    if case == "reason":
+        assert raised.value == TaskNotFoundError(
+            "gone",
+            metadata={"taskId": "t1"},
+            field_violations=(FieldViolation(field="id", description="unknown"),),
+        )
+
+
+async def test_unreadable_answers_and_missing_methods(statuses: str) -> None:
+    async with Client(GrpcTransport(statuses), retry=RetryPolicy(attempts=1)) as client:
+        with pytest.raises(ClientProtocolError, match="Unreadable GetTask result"):
+            await client.get_task("garbage")
+        with pytest.raises(ClientProtocolError, match="Unreadable SendStreamingMessage event"):
+            await collect(client.stream("garbage"))
+        with pytest.raises(TaskNotFoundError, match=r"^no such task$"):
+            await collect(client.stream("named"))
+        assert await collect(client.stream("nothing")) == []
+        with pytest.raises(MethodNotFoundError, match="ListTasks: Method not found!"):
+            await client.list_tasks()
+
+
+# ---------------------------------------------------------------------------- the official SDK
+
+
+@dataclass
+class SdkServer:
+    """The official SDK's gRPC server (its 1.0 and 0.3 services on one port) and the HTTP
+    server of its card (`url`)."""
+
+    url: str
+    gates: Gates
+
+
+def sdk_grpc_card(url: str, address: str, *, name: str = "SDK agent") -> Any:
+    """The SDK's card naming its gRPC interfaces, as 1.0 and 0.3 clients dial them."""
+    card = sdk_card(url, name=name)
+    del card.supported_interfaces[:]
+    card.supported_interfaces.extend(
+        [
+            sdk_pb.AgentInterface(url=address, protocol_binding=GRPC, protocol_version="1.0"),
+            sdk_pb.AgentInterface(
+                url=f"grpc://{address}", protocol_binding=GRPC, protocol_version="0.3"
+            ),
+        ]
+    )
+    return card
+
+
+@pytest.fixture
+async def sdk() -> AsyncIterator[SdkServer]:
+    gates = Gates()
+    server = grpc.aio.server()
+    port = server.add_insecure_port("127.0.0.1:0")
+    address = f"127.0.0.1:{port}"
+    cards: list[Any] = []
+
+    async def card(request: Request, exchange: Exchange) -> None:
+        await exchange.json(200, agent_card_to_dict(cards[0]))
+
+    async with scripted(card) as http:
+        cards.append(sdk_grpc_card(http.url, address))
+        handler = DefaultRequestHandler(
+            agent_executor=SkillExecutor(gates),
+            task_store=InMemoryTaskStore(),
+            agent_card=cards[0],
+            push_config_store=InMemoryPushNotificationConfigStore(),
+            extended_agent_card=sdk_grpc_card(http.url, address, name=SDK_EXTENDED_NAME),
+        )
+        sdk_grpc10.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        sdk_grpc03.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), server)
+        await server.start()
+        try:
+            yield SdkServer(http.url, gates)
+        finally:
+            await server.stop(0)
+
+
+@pytest.fixture
+async def sdk_client(sdk: SdkServer, version: Version) -> AsyncIterator[Client]:
+    async with Client.connect(sdk.url, versions=[version], bindings=[GRPC]) as connected:
+        yield connected
+
+
+def sdk_ask(text: str, skill: str) -> Message:
+    return user_message(text, metadata={"skill": skill})
+
+
+async def test_sdk_the_card_names_the_grpc_interface(sdk_client: Client, version: Version) -> None:
+    assert isinstance(sdk_client.transport, GrpcTransport)
+    assert sdk_client.version is version
+    assert sdk_client.card is not None
+    assert sdk_client.card.name == "SDK agent"
+
+
+async def test_sdk_send_get_and_history(sdk_client: Client) -> None:
+    message = sdk_ask(key("echo"), "echo")
+    task = await task_of(sdk_client, message)
+    assert task.status.state is TaskState.COMPLETED
+    assert [text_of(a.parts) for a in task.artifacts] == [text_of(message.parts)]
+    got = await sdk_client.get_task(task.id, history_length=1)
+    assert got.id == task.id
+    assert len(got.history) == 1
+
+
+async def test_sdk_stream(sdk_client: Client) -> None:
+    async with sdk_client.stream(sdk_ask(key("chunks"), "chunks")) as stream:
+        items = [item async for item in stream]
+    assert [type(i) for i in items] == [Task, TaskStatusUpdateEvent] + [
+        TaskArtifactUpdateEvent
+    ] * len(STREAM_CHUNKS) + [TaskStatusUpdateEvent]
+    chunks = [text_of(i.artifact.parts) for i in items if isinstance(i, TaskArtifactUpdateEvent)]
+    assert chunks == list(STREAM_CHUNKS)
+
+
+async def test_sdk_multi_turn(sdk_client: Client) -> None:
+    asked = await task_of(sdk_client, sdk_ask(key("greet"), "greet"))
+    assert asked.status.state is TaskState.INPUT_REQUIRED
+    done = await task_of(sdk_client, user_message("Ada", task_id=asked.id))
+    assert done.status.state is TaskState.COMPLETED
+    assert [text_of(a.parts) for a in done.artifacts] == ["Hello, Ada!"]
+
+
+async def test_sdk_subscribe_cancel_and_close_mid_stream(
+    sdk_client: Client, sdk: SdkServer
+) -> None:
+    text = key("wait")
+    try:
+        task = await task_of(sdk_client, sdk_ask(text, "wait"), return_immediately=True)
+        async with sdk_client.subscribe(task.id) as stream:
+            first = await anext(stream)
+            assert isinstance(first, Task)
+            assert first.id == task.id
+            sdk.gates.gate(text).set()
+            rest = [item async for item in stream]
+        last = rest[-1]
+        assert isinstance(last, TaskStatusUpdateEvent)
+        assert last.status.state is TaskState.COMPLETED
+    finally:
+        sdk.gates.gate(text).set()
+    stream = sdk_client.stream(sdk_ask(key("cancel"), "wait"))
+    running = await anext(stream)
+    assert isinstance(running, Task)
+    await stream.aclose()
+    assert (await sdk_client.get_task(running.id)).status.state is TaskState.WORKING
+    cancelled = await sdk_client.cancel_task(running.id)
+    assert cancelled.status.state is TaskState.CANCELED
+
+
+async def test_sdk_list_tasks(sdk_client: Client, version: Version) -> None:
+    task = await task_of(sdk_client, sdk_ask(key("list"), "echo"))
+    if version is Version.V0_3:
+        with pytest.raises(MethodNotFoundError):
+            await sdk_client.list_tasks()
+        return
+    listed = await sdk_client.list_tasks(context_id=task.context_id)
+    assert [t.id for t in listed.tasks] == [task.id]
+
+
+async def test_sdk_push_config_crud(sdk_client: Client) -> None:
+    task = await task_of(sdk_client, sdk_ask(key("push"), "echo"))
+    created = await sdk_client.create_push_config(
+        task.id, "https://example.com/hook", config_id="c1"
+    )
+    assert (created.task_id, created.id) == (task.id, "c1")
+    assert (await sdk_client.get_push_config(task.id, "c1")).url == "https://example.com/hook"
+    assert [c.id for c in (await sdk_client.list_push_configs(task.id)).configs] == ["c1"]
+    await sdk_client.delete_push_config(task.id, "c1")
+    assert (await sdk_client.list_push_configs(task.id)).configs == ()
+
+
+async def test_sdk_extended_card(sdk_client: Client) -> None:
+    assert (await sdk_client.get_extended_card()).name == SDK_EXTENDED_NAME
+
+
+async def test_sdk_errors_are_the_servers_classes(sdk_client: Client) -> None:
+    """In 1.0 by the ErrorInfo reason, in 0.3 by the `<ErrorClass>: ` prefix of the
+    message (the SDK's 0.3 service sends no details): the same classes and messages."""
+    with pytest.raises(TaskNotFoundError) as unknown:
+        await sdk_client.get_task("no-such-task")
+    assert unknown.value.message == "Task not found"
+    with pytest.raises(InvalidParamsError) as invalid:
+        await sdk_client.get_task("any", history_length=-1)
+    assert invalid.value.message == "history length must be non-negative"
+    done = await task_of(sdk_client, sdk_ask(key("done"), "echo"))
+    with pytest.raises(TaskNotCancelableError):
+        await sdk_client.cancel_task(done.id)
+    with pytest.raises(UnsupportedOperationError):
+        await sdk_client.send("more", task_id=done.id)
+    with pytest.raises(UnsupportedOperationError):
+        await collect(sdk_client.subscribe(done.id))

@@ -1,0 +1,94 @@
+"""One Parley server serving all three bindings from one `AgentService`: uvicorn (JSON-RPC
+and HTTP+JSON) and the gRPC server, both in the test's own event loop on 127.0.0.1; its
+card lists every binding in 1.0 (under the tenant `acme`) and 0.3, and declares a required
+extension."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+import uvicorn
+from msgspec.structs import replace
+
+from parley.asgi import build_app
+from parley.grpc import GrpcServer
+from parley.model import AgentCapabilities, AgentCard, AgentExtension
+from parley.protocol.negotiation import Version
+from parley.server.service import AgentService
+from tests.client.agents import EXTENSION, OPTIONAL_EXTENSION, TENANT, build_client_agent
+from tests.grpc.conftest import free_port
+from tests.interop.agent import Probe
+
+EXTENDED_NAME = "Equivalence (extended)"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def all_bindings_card(url: str, grpc_address: str) -> AgentCard:
+    agent = build_client_agent(Probe())
+    base = agent.card(url, grpc_address=grpc_address)
+    interfaces = tuple(
+        replace(i, tenant=TENANT if i.protocol_version == Version.V1_0.value else "")
+        for i in base.supported_interfaces
+    )
+    extensions = (
+        AgentExtension(uri=EXTENSION, required=True),
+        AgentExtension(uri=OPTIONAL_EXTENSION),
+    )
+    capabilities = AgentCapabilities(
+        streaming=True, push_notifications=True, extended_agent_card=True, extensions=extensions
+    )
+    return replace(base, supported_interfaces=interfaces, capabilities=capabilities)
+
+
+@dataclass
+class Server:
+    """The server: the card's base URL, the service behind every binding, the probe."""
+
+    url: str
+    service: AgentService
+    probe: Probe
+
+    def leftovers(self) -> tuple[int, int]:
+        return self.service.runner.live_count(), self.service.broker.subscriber_count()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    probe = Probe()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    grpc_server_port = free_port()
+    card = all_bindings_card(url, f"127.0.0.1:{grpc_server_port}")
+    extended = replace(card, name=EXTENDED_NAME)
+    service = AgentService(build_client_agent(probe).executor(), card, extended_card=extended)
+    config = uvicorn.Config(
+        build_app(service),
+        lifespan="on",
+        log_config=None,
+        log_level="warning",
+        http="h11",
+        ws="none",
+        timeout_graceful_shutdown=2,
+    )
+    http = uvicorn.Server(config)
+    serving = asyncio.create_task(http.serve(sockets=[sock]))
+    try:
+        while not http.started:
+            assert not serving.done(), "uvicorn did not start"
+            await asyncio.sleep(0.01)
+        async with GrpcServer(service, port=grpc_server_port):
+            yield Server(url, service, probe)
+    finally:
+        http.should_exit = True
+        await serving
+        sock.close()
