@@ -1,0 +1,131 @@
+"""The gRPC benchmark with a native load generator: `h2load` (nghttp2) sends the same
+gRPC-framed SendMessage / SendStreamingMessage bytes to Parley's and the official SDK's gRPC
+servers (server on core 0, h2load on core 1), so the load generator is not the limit the
+Python client of `benchmarks.grpc` is for a fast server.
+
+    python -m benchmarks.grpc_h2load               # 10 s per figure, 16 connections
+    python -m benchmarks.grpc_h2load --duration 3
+
+h2load counts HTTP/2 responses; a gRPC error also answers HTTP 200, so every run first makes
+one call of each kind with the Python client and checks its answer (a completed task; the
+stream's events, whose number converts streams/s into events/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import subprocess
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.grpc import _METADATA, LOAD_CORE, RESULTS, ROOT, SERVERS, _request, _server
+
+SERVICE = "/lf.a2a.v1.A2AService/"
+
+
+def frame(message: Any) -> bytes:
+    """A gRPC length-prefixed message (uncompressed)."""
+    body: bytes = message.SerializeToString()
+    return b"\x00" + len(body).to_bytes(4, "big") + body
+
+
+async def _check(address: str) -> int:
+    """One send and one stream with the Python client: the answers are right; the number
+    of events in a stream."""
+    import grpc  # noqa: PLC0415 - the bench extra
+    from a2a.types import a2a_pb2_grpc  # noqa: PLC0415
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        first = stub.SendMessage(_request("echo"), metadata=_METADATA, wait_for_ready=True)
+        answer = await first
+        assert answer.task.status.state == 3, answer  # TASK_STATE_COMPLETED
+        stream = stub.SendStreamingMessage(_request("stream"), metadata=_METADATA)
+        events = [event async for event in stream]
+        assert events[-1].status_update.status.state == 3, events[-1]
+        return len(events)
+
+
+def h2load(
+    address: str, method: str, body: Path, duration: float, connections: int
+) -> dict[str, float]:
+    command = [
+        "taskset", "-c", LOAD_CORE, "h2load", "-t1", f"-c{connections}", "-m1",
+        f"-D{duration:g}", "--warm-up-time=2",
+        "-H", "content-type: application/grpc", "-H", "te: trailers",
+        "-H", "a2a-version: 1.0", "-d", str(body), f"http://{address}{SERVICE}{method}",
+    ]  # fmt: skip
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    rate = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", output)
+    done = re.search(r"requests: .* (\d+) succeeded, (\d+) failed", output)
+    latency = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", output)
+    assert rate is not None, output
+    assert done is not None, output
+    assert latency is not None, output
+    assert int(done.group(2)) == 0, output
+    return {"per_s": float(rate.group(1)), "mean_latency": _ms(latency.group(3))}
+
+
+_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def _ms(text: str) -> float:
+    """h2load's "812us" / "2.31ms" / "1.02s" in milliseconds."""
+    match = re.fullmatch(r"([\d.]+)(us|ms|s)", text)
+    assert match is not None, text
+    return float(match.group(1)) * _UNITS_MS[match.group(2)]
+
+
+def run(key: str, duration: float, connections: int, bodies: dict[str, Path]) -> dict[str, Any]:
+    module, label = SERVERS[key]
+    with _server(module) as address:
+        events = asyncio.run(asyncio.wait_for(_check(address), 60))
+        send = h2load(address, "SendMessage", bodies["echo"], duration, connections)
+        stream = h2load(address, "SendStreamingMessage", bodies["stream"], duration, connections)
+    figures = {
+        "server": label,
+        "send_per_s": send["per_s"],
+        "send_mean_ms": send["mean_latency"],
+        "streams_per_s": stream["per_s"],
+        "events_per_stream": events,
+        "events_per_s": stream["per_s"] * events,
+    }
+    print(
+        f"  {label:<8} send {figures['send_per_s']:>8.0f}/s"
+        f" (mean {figures['send_mean_ms']:.2f} ms)"
+        f"  stream {figures['events_per_s']:>8.0f} events/s ({events} per stream)",
+        flush=True,
+    )
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per figure")
+    parser.add_argument("--connections", type=int, default=16)
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        bodies = {}
+        for skill in ("echo", "stream"):
+            bodies[skill] = Path(directory) / f"{skill}.bin"
+            bodies[skill].write_bytes(frame(_request(skill)))
+        results = [run(key, arguments.duration, arguments.connections, bodies) for key in SERVERS]
+    parley, sdk = results
+    print(
+        f"Parley/SDK: blocking send {parley['send_per_s'] / sdk['send_per_s']:.1f}x,"
+        f" streaming {parley['events_per_s'] / sdk['events_per_s']:.1f}x"
+    )
+    RESULTS.mkdir(exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = RESULTS / f"grpc-h2load-{stamp}.json"
+    path.write_text(json.dumps(results, indent=2))
+    print(f"raw numbers: {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
