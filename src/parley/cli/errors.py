@@ -65,7 +65,7 @@ def report(kind: str, message: str) -> None:
 def classify(error: BaseException) -> tuple[ExitCode, str] | None:
     """The exit code and kind of a failure the commands report, or None for a bug."""
     match error:
-        case UsageError():
+        case UsageError() | ImportError():  # ImportError: an extra the choice needs
             return ExitCode.USAGE, "usage"
         case ClientTimeoutError():
             return ExitCode.CONNECTION, "timeout"

@@ -18,6 +18,7 @@ import httpx
 
 from parley.cli.spinner import spinning
 from parley.client import (
+    GRPC_BINDING,
     HTTP_JSON_BINDING,
     JSONRPC_BINDING,
     APIKeyAuth,
@@ -31,7 +32,8 @@ from parley.protocol.negotiation import Version
 
 API_KEY_ENV = "PARLEY_API_KEY"
 TOKEN_ENV = "PARLEY_TOKEN"  # noqa: S105 - the variable's name, not a token
-BINDINGS = {"jsonrpc": JSONRPC_BINDING, "rest": HTTP_JSON_BINDING}
+BINDINGS = {"jsonrpc": JSONRPC_BINDING, "rest": HTTP_JSON_BINDING, "grpc": GRPC_BINDING}
+"""The `--binding` choices (gRPC needs the grpc extra)."""
 VERSIONS = sorted((version.value for version in Version), reverse=True)
 """The `--version` choices, newest first."""
 
