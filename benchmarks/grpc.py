@@ -36,7 +36,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 SERVER_CORE, LOAD_CORE = "0", "1"
-SERVERS = {"parley": ("parley_grpc", "Parley"), "sdk": ("sdk_grpc", "a2a-sdk")}
+SERVERS = {
+    "parley": ("parley_grpc", "Parley"),
+    "sdk": ("sdk_grpc", "a2a-sdk"),
+    "raw": ("raw_grpc", "ceiling"),
+}
+"""The servers: Parley, the official SDK, and the ceiling (bare grpc.aio, no A2A)."""
 
 
 @dataclass
@@ -55,9 +60,26 @@ def _free_port() -> int:
         return port
 
 
+@dataclass
+class Served:
+    """A running server: its address, and the CPU time its process (all threads) used."""
+
+    address: str
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds so far (Linux /proc; 0 elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def _server(module: str) -> Iterator[str]:
-    """A server subprocess on a free port, pinned to the server core when taskset exists."""
+def _server(module: str) -> Iterator[Served]:
+    """A server subprocess on a free port, pinned to the server core when taskset exists
+    (taskset execs the server: the pid is the server's)."""
     port = _free_port()
     command = [sys.executable, "-m", f"benchmarks.servers.{module}", str(port)]
     if (os.cpu_count() or 1) > 1 and not subprocess.call(
@@ -66,7 +88,7 @@ def _server(module: str) -> Iterator[str]:
         command = ["taskset", "-c", SERVER_CORE, *command]
     process = subprocess.Popen(command, cwd=ROOT)
     try:
-        yield f"127.0.0.1:{port}"
+        yield Served(f"127.0.0.1:{port}", process.pid)
     finally:
         process.terminate()
         process.wait(10)
@@ -127,9 +149,9 @@ async def _measure(address: str, duration: float, concurrency: int) -> tuple[Any
 
 def run_server(key: str, duration: float, concurrency: int) -> Figures:
     module, label = SERVERS[key]
-    with _server(module) as address:
+    with _server(module) as served:
         latencies, send_time, counts, stream_time = asyncio.run(
-            asyncio.wait_for(_measure(address, duration, concurrency), duration * 4 + 30)
+            asyncio.wait_for(_measure(served.address, duration, concurrency), duration * 4 + 30)
         )
     ordered = sorted(latencies)
     return Figures(
@@ -152,12 +174,13 @@ def servers(arguments: argparse.Namespace) -> None:
             f"{f.stream_events_per_s:>12.0f}"
         )
     by_key = dict(zip(arguments.only, results, strict=True))
-    if "parley" in by_key and "sdk" in by_key:
-        parley, sdk = by_key["parley"], by_key["sdk"]
-        print(
-            f"Parley/SDK: blocking send {parley.send_per_s / sdk.send_per_s:.1f}x, "
-            f"streaming {parley.stream_events_per_s / sdk.stream_events_per_s:.1f}x"
-        )
+    for other, name in (("sdk", "Parley/SDK"), ("raw", "Parley/ceiling")):
+        if "parley" in by_key and other in by_key:
+            parley, them = by_key["parley"], by_key[other]
+            print(
+                f"{name}: blocking send {parley.send_per_s / them.send_per_s:.2f}x, "
+                f"streaming {parley.stream_events_per_s / them.stream_events_per_s:.2f}x"
+            )
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = RESULTS / f"grpc-{stamp}.json"

@@ -1,10 +1,17 @@
 """The gRPC benchmark with a native load generator: `h2load` (nghttp2) sends the same
 gRPC-framed SendMessage / SendStreamingMessage bytes to Parley's and the official SDK's gRPC
-servers (server on core 0, h2load on core 1), so the load generator is not the limit the
-Python client of `benchmarks.grpc` is for a fast server.
+servers and to the ceiling, a bare grpc.aio server (server on core 0, h2load on core 1), so
+the load generator is not the limit the Python client of `benchmarks.grpc` is for a fast
+server.
 
-    python -m benchmarks.grpc_h2load               # 10 s per figure, 16 connections
-    python -m benchmarks.grpc_h2load --duration 3
+    python -m benchmarks.grpc_h2load               # 3 rounds, 10 s per figure, 16 connections
+    python -m benchmarks.grpc_h2load --duration 3 --rounds 1
+
+Each round starts every server afresh, one after the other, so a slow spell of the machine
+hits one round rather than one server; the report gives medians over the rounds, the
+ratios of the medians and the range of the same-round ratios. Besides calls/s it gives the
+server's CPU time per call or event (all its threads, from /proc), which a busy neighbour
+disturbs less than throughput.
 
 h2load counts HTTP/2 responses; a gRPC error also answers HTTP 200, so every run first makes
 one call of each kind with the Python client and checks its answer (a completed task; the
@@ -17,6 +24,7 @@ import argparse
 import asyncio
 import json
 import re
+import statistics
 import subprocess
 import tempfile
 from datetime import UTC, datetime
@@ -82,44 +90,90 @@ def _ms(text: str) -> float:
 
 
 def run(key: str, duration: float, connections: int, bodies: dict[str, Path]) -> dict[str, Any]:
+    """One server, fresh: its blocking sends and streams, and its CPU time per call."""
     module, label = SERVERS[key]
-    with _server(module) as address:
-        events = asyncio.run(asyncio.wait_for(_check(address), 60))
-        send = h2load(address, "SendMessage", bodies["echo"], duration, connections)
-        stream = h2load(address, "SendStreamingMessage", bodies["stream"], duration, connections)
-    figures = {
+    with _server(module) as served:
+        events = asyncio.run(asyncio.wait_for(_check(served.address), 60))
+        before = served.cpu_seconds()
+        send = h2load(served.address, "SendMessage", bodies["echo"], duration, connections)
+        middle = served.cpu_seconds()
+        stream = h2load(
+            served.address, "SendStreamingMessage", bodies["stream"], duration, connections
+        )
+        after = served.cpu_seconds()
+    # h2load's warm-up is inside each CPU interval: per call figures are a little high
+    # (the same for every server).
+    return {
         "server": label,
         "send_per_s": send["per_s"],
         "send_mean_ms": send["mean_latency"],
+        "send_cpu_us": (middle - before) * 1e6 / (send["per_s"] * duration),
         "streams_per_s": stream["per_s"],
         "events_per_stream": events,
         "events_per_s": stream["per_s"] * events,
+        "event_cpu_us": (after - middle) * 1e6 / (stream["per_s"] * duration * events),
     }
-    print(
-        f"  {label:<8} send {figures['send_per_s']:>8.0f}/s"
-        f" (mean {figures['send_mean_ms']:.2f} ms)"
-        f"  stream {figures['events_per_s']:>8.0f} events/s ({events} per stream)",
-        flush=True,
-    )
-    return figures
+
+
+def _median(rounds: list[dict[str, Any]], label: str, figure: str) -> float:
+    return float(statistics.median(r[figure] for r in rounds if r["server"] == label))
+
+
+def report(results: list[dict[str, Any]], keys: list[str]) -> None:
+    """Medians over the rounds per server, then Parley's ratios (of medians, and the
+    range of the same-round ratios)."""
+    labels = [SERVERS[key][1] for key in keys]
+    print(f"\nmedians of {len(results) // len(keys)} rounds")
+    print(f"{'server':<10} {'send/s':>8} {'µs CPU/send':>12} {'events/s':>9} {'µs CPU/event':>13}")
+    for label in labels:
+        print(
+            f"{label:<10} {_median(results, label, 'send_per_s'):>8.0f}"
+            f" {_median(results, label, 'send_cpu_us'):>12.0f}"
+            f" {_median(results, label, 'events_per_s'):>9.0f}"
+            f" {_median(results, label, 'event_cpu_us'):>13.1f}"
+        )
+    rounds = [results[i : i + len(keys)] for i in range(0, len(results), len(keys))]
+    for other, name in (("a2a-sdk", "Parley/SDK"), ("ceiling", "Parley/ceiling")):
+        if other not in labels or "Parley" not in labels:
+            continue
+        line = []
+        for figure in ("send_per_s", "events_per_s"):
+            median = _median(results, "Parley", figure) / _median(results, other, figure)
+            each = [
+                next(r for r in batch if r["server"] == "Parley")[figure]
+                / next(r for r in batch if r["server"] == other)[figure]
+                for batch in rounds
+            ]
+            line.append(f"{median:.2f}x (rounds {min(each):.2f}-{max(each):.2f})")
+        print(f"{name}: blocking send {line[0]}, streaming {line[1]}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per figure")
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3, help="each server once per round")
+    parser.add_argument("--only", nargs="+", choices=list(SERVERS), default=list(SERVERS))
     arguments = parser.parse_args()
+    results = []
     with tempfile.TemporaryDirectory() as directory:
         bodies = {}
         for skill in ("echo", "stream"):
             bodies[skill] = Path(directory) / f"{skill}.bin"
             bodies[skill].write_bytes(frame(_request(skill)))
-        results = [run(key, arguments.duration, arguments.connections, bodies) for key in SERVERS]
-    parley, sdk = results
-    print(
-        f"Parley/SDK: blocking send {parley['send_per_s'] / sdk['send_per_s']:.1f}x,"
-        f" streaming {parley['events_per_s'] / sdk['events_per_s']:.1f}x"
-    )
+        for number in range(1, arguments.rounds + 1):
+            print(f"round {number}", flush=True)
+            for key in arguments.only:
+                figures = run(key, arguments.duration, arguments.connections, bodies)
+                print(
+                    f"  {figures['server']:<8} send {figures['send_per_s']:>7.0f}/s"
+                    f" ({figures['send_cpu_us']:.0f} µs CPU)"
+                    f"  stream {figures['events_per_s']:>7.0f} events/s"
+                    f" ({figures['event_cpu_us']:.1f} µs CPU)",
+                    flush=True,
+                )
+                results.append(figures)
+    report(results, arguments.only)
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = RESULTS / f"grpc-h2load-{stamp}.json"

@@ -285,3 +285,27 @@ def test_artifact_parts_are_the_concatenation_since_the_last_reset(
         else:
             expected.setdefault(artifact_id, [])[:] = [text]
     assert {a.artifact_id: texts(a) for a in task.artifacts} == expected
+
+
+def test_stamp_fills_only_what_the_agent_left_empty() -> None:
+    """An agent may leave an update's ids empty (they are its task's) and its status time."""
+    now = T0 + timedelta(hours=1)
+    bare = TaskStatusUpdateEvent(
+        task_id="", context_id="", status=TaskStatus(state=TaskState.WORKING)
+    )
+    stamped = folding.stamp(bare, "t1", "c1", lambda: now)
+    assert (stamped.task_id, stamped.context_id) == ("t1", "c1")
+    assert isinstance(stamped, TaskStatusUpdateEvent)
+    assert stamped.status.timestamp == now
+    timed = status(TaskState.WORKING)
+    assert folding.stamp(timed, "t1", "c1", lambda: now) == timed  # its own time is kept
+    loose = TaskArtifactUpdateEvent(
+        task_id="", context_id="c9", artifact=Artifact(artifact_id="a", parts=())
+    )
+    assert folding.stamp(loose, "t1", "c1", lambda: now) == TaskArtifactUpdateEvent(
+        task_id="t1", context_id="c9", artifact=Artifact(artifact_id="a", parts=())
+    )
+    whole = chunk("a", "x")
+    assert folding.stamp(whole, "t2", "c2", lambda: now) is whole
+    message = msg("m1")
+    assert folding.stamp(message, "t1", "c1", lambda: now) is message

@@ -5,6 +5,7 @@ Pure functions over frozen model objects; legality of state moves is `lifecycle`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from msgspec.structs import replace
@@ -49,6 +50,29 @@ def new_task(
     )
 
 
+def stamp(
+    event: TaskEvent, task_id: str, context_id: str, now: Callable[[], datetime]
+) -> TaskEvent:
+    """`event` with the ids an agent may leave empty filled in, and a status time."""
+    if isinstance(event, TaskArtifactUpdateEvent):
+        if event.task_id and event.context_id:
+            return event
+        return replace(
+            event, task_id=event.task_id or task_id, context_id=event.context_id or context_id
+        )
+    if isinstance(event, TaskStatusUpdateEvent):
+        status = event.status
+        if status.timestamp is None:
+            status = replace(status, timestamp=now())
+        return replace(
+            event,
+            task_id=event.task_id or task_id,
+            context_id=event.context_id or context_id,
+            status=status,
+        )
+    return event
+
+
 def apply_event(task: Task, event: TaskEvent) -> Task:
     """The task after `event`; raise an A2AError if the event does not fit the task.
 
@@ -60,13 +84,13 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
 
     Events of another task or context raise InvalidParamsError.
     """
-    if isinstance(event, TaskStatusUpdateEvent):
-        _check_owner(task, event.task_id, event.context_id, "")
-        return _apply_status(task, event)
-    if isinstance(event, TaskArtifactUpdateEvent):
+    if isinstance(event, TaskArtifactUpdateEvent):  # first: a stream's usual event
         _check_owner(task, event.task_id, event.context_id, "")
         _check_not_terminal(task, "an artifact update")
         return replace(task, artifacts=_fold_artifact(task.artifacts, event))
+    if isinstance(event, TaskStatusUpdateEvent):
+        _check_owner(task, event.task_id, event.context_id, "")
+        return _apply_status(task, event)
     return _apply_message(task, event)
 
 
@@ -132,7 +156,12 @@ def _fold_artifact(
 ) -> tuple[Artifact, ...]:
     """Add, replace or extend the artifact with the event's artifact id."""
     chunk = event.artifact
-    index = next((i for i, a in enumerate(artifacts) if a.artifact_id == chunk.artifact_id), None)
+    if artifacts and artifacts[-1].artifact_id == chunk.artifact_id:  # the usual chunk
+        index: int | None = len(artifacts) - 1
+    else:
+        index = next(
+            (i for i, a in enumerate(artifacts) if a.artifact_id == chunk.artifact_id), None
+        )
     if index is None:
         return (*artifacts, chunk)
     merged = _extend(artifacts[index], chunk) if event.append else chunk

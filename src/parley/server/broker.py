@@ -113,19 +113,28 @@ class EventBroker:
         if not subscribers:
             return
         entry = (sequence, event)
-        for subscription in list(subscribers):
+        dropped: list[Subscription] = []
+        for subscription in subscribers:
             if not subscription._offer(entry):
-                self._remove(key, subscription)
-            elif final:
-                subscription._offer(None)
+                dropped.append(subscription)
         if final:
+            for subscription in subscribers:
+                if not subscription.dropped:
+                    subscription._offer(None)
             self._subscribers.pop(key, None)
+        for subscription in dropped:
+            self._remove(key, subscription)
 
     def pressed(self, key: TaskKey) -> bool:
         """Whether a subscriber of the task has filled half its buffer (the producer
         should let the writers run)."""
-        half = self.buffer_size // 2
-        return any(len(s._buffer) > half for s in self._subscribers.get(key, ()))
+        subscribers = self._subscribers.get(key)
+        if subscribers:
+            half = self.buffer_size // 2
+            for subscription in subscribers:
+                if len(subscription._buffer) > half:
+                    return True
+        return False
 
     def subscriber_count(self, key: TaskKey | None = None) -> int:
         """Open subscriptions (of one task, or of all): for tests and metrics."""
@@ -169,7 +178,7 @@ class ReplayWindow:
     def __init__(self, version: int, limit: int) -> None:
         self.floor = version
         self.limit = limit
-        self.entries: list[tuple[int, StreamEvent]] = []
+        self.entries: deque[tuple[int, StreamEvent]] = deque(maxlen=limit)
 
     def add(self, sequence: int, event: StreamEvent) -> None:
         entries = self.entries
@@ -177,9 +186,8 @@ class ReplayWindow:
             self.floor = sequence
             entries.clear()
             return
-        if len(entries) >= self.limit:
-            self.floor = entries[0][0]
-            del entries[0]
+        if len(entries) == self.limit:
+            self.floor = entries[0][0]  # about to drop out
         entries.append((sequence, event))
 
     def after(self, sequence: int, current: int) -> list[tuple[int, StreamEvent]] | None:

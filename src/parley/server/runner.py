@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,6 +34,7 @@ from parley.model import (
     StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
+    TaskEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -47,6 +48,8 @@ from parley.server.execution import AgentExecutor, RequestContext
 from parley.server.stores.base import StoredTask, TaskStore
 
 log = logging.getLogger("parley.server")
+
+_UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 
 
 def utc_now() -> datetime:
@@ -84,12 +87,14 @@ class LiveTask:
 class _Sink:
     """The EventSink an executor gets: every emit goes through the runner."""
 
+    __slots__ = ("_live", "_runner")
+
     def __init__(self, runner: TaskRunner, live: LiveTask) -> None:
         self._runner = runner
         self._live = live
 
-    async def emit(self, event: StreamEvent) -> None:
-        await self._runner.emit(self._live, event)
+    def emit(self, event: StreamEvent) -> Coroutine[None, None, None]:
+        return self._runner.emit(self._live, event)
 
 
 class TaskRunner:
@@ -158,7 +163,7 @@ class TaskRunner:
             live.settled.clear()
             live.reply = None
             if live.task is not None:
-                await self._commit(live, folding.apply_event(live.task, message), message)
+                await self._commit(live, message)
                 prior = live.task
             else:
                 live.pending = folding.new_task(
@@ -280,34 +285,43 @@ class TaskRunner:
         When a subscriber's buffer is half full, the agent then yields to the event loop
         once, so a producer that never awaits cannot overrun its own stream before a
         single event is written out."""
-        await self._emit(live, event)
+        lock = live.lock
+        await lock.acquire()
+        try:
+            if live.task is not None and isinstance(event, _UPDATES):
+                # The common case (every event of a running task but its first), kept
+                # short: it is the path each streamed event takes.
+                event = folding.stamp(event, live.key[2], live.context_id, self.clock)
+                await self._commit(live, event)
+            else:
+                await self._emit_other(live, event)
+        finally:
+            lock.release()
         if self.broker.pressed(live.key):
             await asyncio.sleep(0)
 
-    async def _emit(self, live: LiveTask, event: StreamEvent) -> None:
-        async with live.lock:
-            if isinstance(event, Message) and live.task is None:
-                self._reply(live, event)
+    async def _emit_other(self, live: LiveTask, event: StreamEvent) -> None:
+        """A direct reply, a task's first event, or a message into history."""
+        if isinstance(event, Message) and live.task is None:
+            self._reply(live, event)
+            return
+        if isinstance(event, Message) and _untouched(live.task):
+            # A direct answer to a task created up front (non-blocking send):
+            # it becomes the task's result.
+            answer = replace(event, task_id=live.key[2], context_id=live.context_id)
+            event = TaskStatusUpdateEvent(
+                task_id="",
+                context_id="",
+                status=TaskStatus(state=TaskState.COMPLETED, message=answer),
+            )
+        if live.task is None:
+            await self._create(live, event if isinstance(event, Task) else None)
+            if isinstance(event, Task):
                 return
-            if isinstance(event, Message) and _untouched(live.task):
-                # A direct answer to a task created up front (non-blocking send):
-                # it becomes the task's result.
-                answer = replace(event, task_id=live.key[2], context_id=live.context_id)
-                event = TaskStatusUpdateEvent(
-                    task_id="",
-                    context_id="",
-                    status=TaskStatus(state=TaskState.COMPLETED, message=answer),
-                )
-            if live.task is None:
-                await self._create(live, event if isinstance(event, Task) else None)
-                if isinstance(event, Task):
-                    return
-            elif isinstance(event, Task):
-                raise InvalidAgentResponseError("A task snapshot may only start a task")
-            event = self._stamp(live, event)
-            assert live.task is not None
-            assert not isinstance(event, Task)
-            await self._commit(live, folding.apply_event(live.task, event), event)
+        elif isinstance(event, Task):
+            raise InvalidAgentResponseError("A task snapshot may only start a task")
+        assert not isinstance(event, Task)
+        await self._commit(live, folding.stamp(event, live.key[2], live.context_id, self.clock))
 
     def _reply(self, live: LiveTask, message: Message) -> None:
         if live.reply is not None:
@@ -337,37 +351,18 @@ class TaskRunner:
         if lifecycle.ends_blocking_send(state):
             live.settled.set()
 
-    def _stamp(self, live: LiveTask, event: StreamEvent) -> StreamEvent:
-        """Fill in the ids an agent may leave empty, and the status time."""
-        if isinstance(event, TaskStatusUpdateEvent):
-            status = event.status
-            if status.timestamp is None:
-                status = replace(status, timestamp=self.clock())
-            return replace(
-                event,
-                task_id=event.task_id or live.key[2],
-                context_id=event.context_id or live.context_id,
-                status=status,
-            )
-        if isinstance(event, TaskArtifactUpdateEvent):
-            return replace(
-                event,
-                task_id=event.task_id or live.key[2],
-                context_id=event.context_id or live.context_id,
-            )
-        return event
-
-    async def _commit(self, live: LiveTask, task: Task, event: StreamEvent) -> None:
-        assert isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message)
+    async def _commit(self, live: LiveTask, event: TaskEvent) -> None:
+        assert live.task is not None
+        task = folding.apply_event(live.task, event)
         stored = await self.store.save(live.key[:2], task, (event,), live.version)
         live.task, live.version = stored.task, stored.version
-        state = stored.task.status.state
-        if isinstance(event, TaskStatusUpdateEvent):
+        if isinstance(event, TaskArtifactUpdateEvent):
+            self._publish(live, event, False)
+        elif isinstance(event, TaskStatusUpdateEvent):
+            state = stored.task.status.state
             self._publish(live, event, lifecycle.ends_stream(state))
             if lifecycle.ends_blocking_send(state):
                 live.settled.set()
-        elif isinstance(event, TaskArtifactUpdateEvent):
-            self._publish(live, event, False)
 
     def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> None:
         if live.window is not None:

@@ -70,6 +70,9 @@ class ProtobufCodec:
         self._request_operations: dict[type[Model], Operation] = {}
         for operation in schema.requests:  # SendMessageRequest: SendMessage, not streaming
             self._request_operations.setdefault(OPERATIONS[operation].request, operation)
+        self._events = {  # per event type, its StreamResponse member and filler
+            kind: (name, schema.fillers[kind]) for kind, name in schema.event_fields.items()
+        }
 
     def request_type(self, operation: Operation) -> type[Proto]:
         """The request class of an operation (MethodNotFoundError if the version lacks it)."""
@@ -136,9 +139,12 @@ class ProtobufCodec:
         return self.schema.json.decode_response(operation, to_json(payload))
 
     def encode_event(self, event: StreamEvent) -> Proto:
-        if type(event) not in self.schema.event_fields:
+        member = self._events.get(type(event))
+        if member is None:
             raise InternalError(f"Not a stream event: {type(event).__name__}")
-        return self._wrapped(self.schema.stream_response(), event)
+        response = self.schema.stream_response()
+        member[1](getattr(response, member[0]), event)
+        return response
 
     def decode_event(self, payload: Proto) -> StreamEvent:
         _expect(self.schema.stream_response, payload)
