@@ -45,6 +45,7 @@ from parley.wire.v0_3 import grpc as v03
 from parley.wire.v0_3 import grpc_card
 from parley.wire.v0_3._pb import a2a_pb2 as pb03
 from parley.wire.v1_0 import grpc as v10
+from parley.wire.v1_0 import grpc_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb10
 from tests.strategies import Flavor, all_models, cards
 from tests.wire.test_v0_3_rest import MODELS as REST_V03_MODELS
@@ -150,6 +151,84 @@ def test_the_direct_route_writes_what_the_reference_route_writes(
     value = data.draw(MODELS[version][kind])
     reference = from_json(codec.schema.json.encode(value), codec.schema.standalone[kind])
     assert codec.encode(value) == reference
+
+
+@settings(max_examples=300)
+@given(event=MODELS[Version.V1_0][m.TaskArtifactUpdateEvent])
+def test_event_bytes_are_the_runtimes_bytes(event: m.TaskArtifactUpdateEvent) -> None:
+    """The directly written StreamResponse is byte for byte what protobuf serializes;
+    events it does not cover (metadata, data parts) take the message route."""
+    codec = CODECS[Version.V1_0]
+    expected = codec.encode_event(event).SerializeToString()
+    assert codec.event_bytes(event) == expected
+    covered = grpc_bytes.artifact_update(event)
+    assert covered in (None, expected)
+    artifact = event.artifact
+    part = artifact.parts[0] if len(artifact.parts) == 1 else None
+    simple = (
+        event.metadata is None
+        and artifact.metadata is None
+        and not (artifact.name or artifact.description or artifact.extensions)
+        and type(part) is m.TextPart
+        and part.metadata is None
+        and not (part.filename or part.media_type)
+    )
+    assert (covered is not None) == simple
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        m.TaskArtifactUpdateEvent(  # a length over 127: a two-byte varint
+            task_id="t" * 200,
+            context_id="c",
+            artifact=m.Artifact(artifact_id="a", parts=(m.TextPart(text=""),)),
+            append=True,
+            last_chunk=True,
+        ),
+        m.TaskArtifactUpdateEvent(  # empty ids left out; a three-byte varint
+            task_id="",
+            context_id="",
+            artifact=m.Artifact(artifact_id="", parts=(m.TextPart(text="é" * 70000),)),
+        ),
+        m.TaskArtifactUpdateEvent(
+            task_id="t",
+            context_id="c",
+            artifact=m.Artifact(artifact_id="a", parts=(m.TextPart(text="hello"),)),
+            append=True,
+        ),
+    ],
+    ids=["long-id", "empty-ids-long-text", "chunk"],
+)
+def test_event_bytes_edges(event: m.TaskArtifactUpdateEvent) -> None:
+    expected = CODECS[Version.V1_0].encode_event(event).SerializeToString()
+    assert grpc_bytes.artifact_update(event) == expected
+
+
+def test_event_bytes_of_other_events_take_the_message_route() -> None:
+    codec = CODECS[Version.V1_0]
+    status = m.TaskStatusUpdateEvent(
+        task_id="t", context_id="c", status=m.TaskStatus(state=m.TaskState.WORKING)
+    )
+    assert codec.event_bytes(status) == codec.encode_event(status).SerializeToString()
+    data = m.TaskArtifactUpdateEvent(
+        task_id="t",
+        context_id="c",
+        artifact=m.Artifact(artifact_id="a", parts=(m.DataPart(data={"k": [1, None]}),)),
+    )
+    assert grpc_bytes.artifact_update(data) is None
+    for part in (
+        m.TextPart(text="x", media_type="text/plain"),
+        m.TextPart(text="x", filename="f"),
+        m.TextPart(text="x", metadata={"k": 1}),
+        m.RawPart(raw=b"x"),
+    ):
+        other = replace(data, artifact=m.Artifact(artifact_id="a", parts=(part,)))
+        assert grpc_bytes.artifact_update(other) is None
+        assert codec.event_bytes(other) == codec.encode_event(other).SerializeToString()
+    assert codec.event_bytes(data) == codec.encode_event(data).SerializeToString()
+    v03 = CODECS[Version.V0_3]
+    assert v03.event_bytes(data) == v03.encode_event(data).SerializeToString()
 
 
 @pytest.mark.parametrize("version", VERSIONS, ids=_case_id)

@@ -179,12 +179,12 @@ class A2AServicer:
                 await self._abort(exc, context, spec.handler_method)
             try:
                 first = True
-                encode = self.codec.encode_event
+                encode = self.codec.event_bytes
                 async for event in events:
                     if first:
                         await self._echo(ctx, context)
                         first = False
-                    await context.write(encode(event).SerializeToString())
+                    await context.write(encode(event))
             except Exception as exc:
                 await self._abort(exc, context, spec.handler_method)
             finally:

@@ -39,7 +39,7 @@ class Schema:
     the version lacks the operation, or it streams). `standalone`: the class of every
     model type the version can express alone. `event_fields`: the StreamResponse (and
     SendMessageResponse) member of each event type. `fillers` (required for the event
-    types) and `request_decoders`: the direct routes.
+    types), `request_decoders` and `event_bytes`: the direct routes.
     """
 
     version: Version
@@ -53,6 +53,8 @@ class Schema:
     event_fields: Mapping[type[Model], str]
     fillers: Mapping[type[Model], Filler] = field(default_factory=dict)
     request_decoders: Mapping[Operation, Decoder] = field(default_factory=dict)
+    event_bytes: Mapping[type[Model], Callable[[Any], bytes | None]] = field(default_factory=dict)
+    """Direct serializers of a StreamResponse for some event types (None: not covered)."""
 
 
 class ProtobufCodec:
@@ -145,6 +147,16 @@ class ProtobufCodec:
         response = self.schema.stream_response()
         member[1](getattr(response, member[0]), event)
         return response
+
+    def event_bytes(self, event: StreamEvent) -> bytes:
+        """`encode_event(event)`, serialized (directly where the schema can)."""
+        direct = self.schema.event_bytes.get(type(event))
+        if direct is not None:
+            data = direct(event)
+            if data is not None:
+                return data
+        serialized: bytes = self.encode_event(event).SerializeToString()
+        return serialized
 
     def decode_event(self, payload: Proto) -> StreamEvent:
         _expect(self.schema.stream_response, payload)

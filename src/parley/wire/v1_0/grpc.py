@@ -20,6 +20,7 @@ from parley.wire.protobuf import (
     optional_struct,
     value_json,
 )
+from parley.wire.v1_0 import grpc_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb
 from parley.wire.v1_0.json import CODEC as JSON_CODEC
 
@@ -316,6 +317,7 @@ SCHEMA = Schema(
         m.SendMessageRequest: fill_send,
     },
     request_decoders={Op.SEND_MESSAGE: read_send, Op.SEND_STREAMING_MESSAGE: read_send},
+    event_bytes={m.TaskArtifactUpdateEvent: grpc_bytes.artifact_update},
 )
 
 CODEC = ProtobufCodec(SCHEMA)
