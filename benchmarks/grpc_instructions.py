@@ -1,0 +1,112 @@
+"""The gRPC benchmark in instructions: each server (Parley, the official SDK, the bare
+grpc.aio ceiling) runs under valgrind's callgrind, which counts the instructions its
+process executes (every thread, user space) while h2load makes a fixed number of calls.
+Unlike calls/s, the count does not move with what else the machine is doing, so the
+ratios are the same from run to run; it leaves out the kernel's share (the socket work,
+the same for every server), so it shows what each server's own code costs.
+
+    python -m benchmarks.grpc_instructions               # 64 streams, 1,000 sends each
+    python -m benchmarks.grpc_instructions --calls 16    # quicker
+
+Needs valgrind and h2load (Debian: valgrind, nghttp2-client). A server starts in a minute
+or so under valgrind; counting starts after 32 warm-up calls of each kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.grpc import ROOT, SERVERS, _free_port, _request
+from benchmarks.grpc_h2load import SERVICE, frame
+
+WARM = 32
+
+
+def _h2load(port: int, method: str, body: Path, calls: int) -> None:
+    command = [
+        "h2load", "-t1", "-c16", "-m1", f"-n{calls}",
+        "-H", "content-type: application/grpc", "-H", "te: trailers",
+        "-H", "a2a-version: 1.0", "-d", str(body), f"http://127.0.0.1:{port}{SERVICE}{method}",
+    ]  # fmt: skip
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert f"{calls} succeeded" in output, output
+
+
+def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server exited"
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(1)
+    raise TimeoutError("the server did not start")
+
+
+def count(module: str, method: str, body: Path, calls: int, directory: Path) -> int:
+    """Instructions the server executed for `calls` calls of `method` (after warm-up)."""
+    port = _free_port()
+    out = directory / f"{module}-{method}.out"
+    command = [
+        "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+        sys.executable, "-m", f"benchmarks.servers.{module}", str(port),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
+    try:
+        _wait_listening(port, process)
+        _h2load(port, method, body, WARM)
+        control = ["callgrind_control"]
+        subprocess.run([*control, "-i", "on", str(process.pid)], check=True, capture_output=True)
+        _h2load(port, method, body, calls)
+        subprocess.run([*control, "-i", "off", str(process.pid)], check=True, capture_output=True)
+        subprocess.run([*control, "-d", str(process.pid)], check=True, capture_output=True)
+    finally:
+        process.terminate()
+        process.wait(60)
+    totals = [
+        int(line.split()[1])
+        for dump in directory.glob(f"{out.name}*")
+        for line in dump.read_text().splitlines()
+        if line.startswith("totals:")
+    ]
+    return sum(totals)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=64, help="streams (sends: 16x as many)")
+    arguments = parser.parse_args()
+    for tool in ("valgrind", "callgrind_control", "h2load"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is needed (Debian: valgrind, nghttp2-client)")
+    with tempfile.TemporaryDirectory() as name:
+        directory = Path(name)
+        bodies = {}
+        for skill in ("echo", "stream"):
+            bodies[skill] = directory / f"{skill}.bin"
+            bodies[skill].write_bytes(frame(_request(skill)))
+        sends, streams = arguments.calls * 16, arguments.calls
+        print(f"instructions per call ({sends} sends, {streams} streams of 103 events)")
+        figures = {}
+        for key, (module, label) in SERVERS.items():
+            send = count(module, "SendMessage", bodies["echo"], sends, directory) / sends
+            stream = count(module, "SendStreamingMessage", bodies["stream"], streams, directory)
+            figures[key] = (send, stream / streams / 103)
+            print(f"  {label:<8} send {send:>12,.0f}   event {figures[key][1]:>10,.0f}", flush=True)
+    parley, sdk, raw = figures["parley"], figures["sdk"], figures["raw"]
+    print(
+        f"SDK/Parley: send {sdk[0] / parley[0]:.1f}x, event {sdk[1] / parley[1]:.1f}x;"
+        f" Parley beyond the ceiling: send {parley[0] - raw[0]:,.0f},"
+        f" event {parley[1] - raw[1]:,.0f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
