@@ -18,8 +18,10 @@ from tests.contracts.support import ALICE, make_task, opened, run, text_message,
 
 WRITERS = 20
 EVENTS = 50
-BACKOFF = 0.05
-"""Seconds: a writer whose save was stale waits up to (attempts * this) before retrying."""
+BACKOFF = 0.005
+"""Seconds: a writer whose save was stale waits up to this × 2^attempts (capped at 1 s)
+before retrying: exponential backoff with full jitter, so contention eases quickly however
+slow the machine (a linear backoff kept 20 writers colliding for minutes under coverage)."""
 
 
 def event_of(writer: int, number: int, task: Task) -> TaskEvent:
@@ -50,7 +52,7 @@ async def writer(store: TaskStore, scope: Scope, number: int, stale: list[int]) 
             except StaleWriteError:
                 stale[0] += 1
                 attempt += 1
-                await asyncio.sleep(jitter.random() * BACKOFF * min(attempt, 8))
+                await asyncio.sleep(jitter.random() * min(1.0, BACKOFF * 2**attempt))
                 continue
             break
 
@@ -80,5 +82,5 @@ def test_concurrent_writers_lose_no_event(store_url: str) -> None:
                 ]
             return stale[0], elapsed
 
-    stale, elapsed = run(main())
+    stale, elapsed = run(main(), timeout=240)  # ~55 s here under coverage with SQLite
     print(f"{stale} stale writes retried in {elapsed:.2f}s")
