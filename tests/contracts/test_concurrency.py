@@ -19,7 +19,7 @@ from tests.contracts.support import ALICE, make_task, opened, run, text_message,
 WRITERS = 20
 EVENTS = 50
 BACKOFF = 0.005
-"""Seconds: a writer whose save was stale waits up to this × 2^attempts (capped at 1 s)
+"""Seconds: a writer whose save was stale waits up to this * 2**attempts (capped at 1 s)
 before retrying: exponential backoff with full jitter, so contention eases quickly however
 slow the machine (a linear backoff kept 20 writers colliding for minutes under coverage)."""
 
