@@ -44,6 +44,15 @@ def frame(message: Any) -> bytes:
     return b"\x00" + len(body).to_bytes(4, "big") + body
 
 
+def write_bodies(directory: Path) -> dict[str, Path]:
+    """The gRPC-framed request of each skill (`echo`, `stream`), as files for h2load."""
+    bodies = {}
+    for skill in ("echo", "stream"):
+        bodies[skill] = directory / f"{skill}.bin"
+        bodies[skill].write_bytes(frame(_request(skill)))
+    return bodies
+
+
 async def _check(address: str) -> int:
     """One send and one stream with the Python client: the answers are right; the number
     of events in a stream."""
@@ -157,10 +166,7 @@ def main() -> None:
     arguments = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory() as directory:
-        bodies = {}
-        for skill in ("echo", "stream"):
-            bodies[skill] = Path(directory) / f"{skill}.bin"
-            bodies[skill].write_bytes(frame(_request(skill)))
+        bodies = write_bodies(Path(directory))
         for number in range(1, arguments.rounds + 1):
             print(f"round {number}", flush=True)
             for key in arguments.only:

@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.grpc import ROOT, SERVERS, _free_port, _request
-from benchmarks.grpc_h2load import SERVICE, frame
+from benchmarks.grpc import ROOT, SERVERS, _free_port
+from benchmarks.grpc_h2load import SERVICE, write_bodies
 
 WARM = 32
 
@@ -88,10 +88,7 @@ def main() -> None:
             raise SystemExit(f"{tool} is needed (Debian: valgrind, nghttp2-client)")
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
-        bodies = {}
-        for skill in ("echo", "stream"):
-            bodies[skill] = directory / f"{skill}.bin"
-            bodies[skill].write_bytes(frame(_request(skill)))
+        bodies = write_bodies(directory)
         sends, streams = arguments.calls * 16, arguments.calls
         print(f"instructions per call ({sends} sends, {streams} streams of 103 events)")
         figures = {}
