@@ -31,7 +31,7 @@ WARM = 32
 
 def _h2load(port: int, method: str, body: Path, calls: int) -> None:
     command = [
-        "h2load", "-t1", "-c16", "-m1", f"-n{calls}",
+        "h2load", "-t1", f"-c{min(16, calls)}", "-m1", f"-n{calls}",
         "-H", "content-type: application/grpc", "-H", "te: trailers",
         "-H", "a2a-version: 1.0", "-d", str(body), f"http://127.0.0.1:{port}{SERVICE}{method}",
     ]  # fmt: skip
