@@ -164,8 +164,8 @@ class ProtobufCodec:
 
     def _wrapped(self, response: Proto, value: Model) -> Proto:
         """A SendMessageResponse or StreamResponse holding `value` in its oneof."""
-        target = getattr(response, self.schema.event_fields[type(value)])
-        self.schema.fillers[type(value)](target, value)
+        name, fill = self._events[type(value)]
+        fill(getattr(response, name), value)
         return response
 
     def _direct(self, value: Any, kind: type[Proto]) -> Proto | None:
