@@ -85,16 +85,22 @@ class _Stream:
         self.watcher: asyncio.Task[None] = asyncio.ensure_future(self._watch())
 
     async def _watch(self) -> None:
+        """Until the client leaves or `finish`. `finish` sets `ending` before it cancels
+        this task: a cancel that lands as `receive()` returns (a GET's empty body comes
+        at once) may be lost, and the flag still ends the loop."""
         receive = self.exchange.receive
-        while True:
+        while not self.ending:
             try:
-                message = await asyncio.wait_for(receive(), self._silence())
+                async with asyncio.timeout(self._silence()):
+                    message = await receive()
             except TimeoutError:
                 if not await self._keep_alive():
                     break
                 continue
             if message["type"] == "http.disconnect":
                 break
+        else:
+            return
         self.gone = True
         if not self.ending and self.owner is not None:
             self.owner.cancel()

@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
+import random
 from collections.abc import Callable, Coroutine
-from contextlib import suppress
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from msgspec.structs import replace
 
@@ -41,47 +39,23 @@ from parley.model import (
     TextPart,
 )
 from parley.protocol import folding, lifecycle
-from parley.protocol.errors import A2AError, InvalidAgentResponseError, TaskNotCancelableError
+from parley.protocol.errors import (
+    A2AError,
+    InvalidAgentResponseError,
+    TaskNotCancelableError,
+    TaskNotFoundError,
+)
 from parley.server.broker import Broker, Entry, ReplayWindow, Subscription, TaskKey
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
-from parley.server.stores.base import StoredTask, TaskStore
+from parley.server.live import LiveTask, new_id, utc_now
+from parley.server.stores.base import StaleWriteError, StoredTask, TaskStore
 
 log = logging.getLogger("parley.server")
 
 _UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
-
-
-def utc_now() -> datetime:
-    """Now, in UTC, to the millisecond (the precision the wire uses)."""
-    now = datetime.now(UTC)
-    return now.replace(microsecond=now.microsecond // 1000 * 1000)
-
-
-def new_id() -> str:
-    return str(uuid.uuid4())
-
-
-@dataclass(eq=False, slots=True)
-class LiveTask:
-    """The in-process state of a task that has a run or a subscriber."""
-
-    key: TaskKey
-    context_id: str
-    task: Task | None = None
-    version: int = 0
-    reply: Message | None = None
-    run: asyncio.Task[None] | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Held by a follow-up from its checks until its run has started."""
-    settled: asyncio.Event = field(default_factory=asyncio.Event)
-    users: int = 0
-    cancelling: bool = False
-    pending: Task | None = None
-    """A new task not yet created: created at the agent's first task event."""
-    window: ReplayWindow | None = None
-    """From the first subscription on, the last `replay_limit` events (0: no window)."""
+_REBASES = 8
+"""Attempts at folding an event onto a task the store holds at a newer version."""
 
 
 class _Sink:
@@ -216,6 +190,9 @@ class TaskRunner:
             await self._fail(live, "The agent stopped without answering")
 
     async def _fail(self, live: LiveTask, text: str) -> None:
+        """Fail the task, unless it is terminal already. Never raises (but a cancel): it
+        ends a run, and a task whose failure cannot be stored is left to the restart
+        policy, with the reason logged."""
         task = live.task or live.pending
         if task is None or lifecycle.is_terminal(task.status.state):
             return
@@ -227,22 +204,41 @@ class TaskRunner:
             context_id=task.context_id,
         )
         status = TaskStatus(state=TaskState.FAILED, message=note)
-        with suppress(A2AError):
+        try:
             await self.emit(live, TaskStatusUpdateEvent(task_id="", context_id="", status=status))
+        except A2AError:
+            pass  # terminal meanwhile (e.g. canceled), or never created
+        except Exception:
+            log.exception("task %s could not be failed (%s)", live.key[2], text)
 
     async def cancel(self, live: LiveTask) -> Task:
-        """Stop the agent's run if there is one, then move the task to CANCELED."""
-        run = live.run
+        """Stop the agent's run if there is one, then move the task to CANCELED.
+
+        The run is stopped between two of its writes (`_stop`), never half-way through
+        one; should the store hold a newer version all the same (another process wrote),
+        the CANCELED status is folded onto it (`_commit`). Either the cancel wins or the
+        task was terminal first (TaskNotCancelableError)."""
         live.cancelling = True
         try:
-            if run is not None and not run.done():
-                run.cancel()
-                with suppress(asyncio.CancelledError):
-                    await run
-            return await self._cancel_task(live)
+            await self._stop(live)
+            task = await self._cancel_task(live)
+            await self._stop(live)  # a follow-up's run begun before the CANCELED commit
+            return task
         finally:
             live.cancelling = False
             live.settled.set()
+
+    async def _stop(self, live: LiveTask) -> None:
+        """Cancel the task's run and wait for it to end. The run is cancelled while its
+        lock is held: it is then not inside a write, which a store may complete even when
+        its caller is cancelled (a database thread, a server), leaving the live version
+        stale and the event unpublished."""
+        run = live.run
+        if run is None or run.done():
+            return
+        async with live.lock:
+            run.cancel()
+        await asyncio.wait((run,))  # its end, not its exception; our own cancel propagates
 
     async def _cancel_task(self, live: LiveTask) -> Task:
         task = live.task
@@ -255,8 +251,10 @@ class TaskRunner:
             call=CallContext(),
             task=task,
         )
-        with suppress(Exception):
+        try:
             await self.executor.cancel(context)
+        except Exception:
+            log.exception("the agent's cancel hook failed on task %s", task.id)
         status = TaskStatus(state=TaskState.CANCELED)
         try:
             await self.emit(live, TaskStatusUpdateEvent(task_id="", context_id="", status=status))
@@ -354,7 +352,10 @@ class TaskRunner:
     async def _commit(self, live: LiveTask, event: TaskEvent) -> None:
         assert live.task is not None
         task = folding.apply_event(live.task, event)
-        stored = await self.store.save(live.key[:2], task, (event,), live.version)
+        try:
+            stored = await self.store.save(live.key[:2], task, (event,), live.version)
+        except StaleWriteError:
+            stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
         if isinstance(event, TaskArtifactUpdateEvent):
             self._publish(live, event, False)
@@ -363,6 +364,23 @@ class TaskRunner:
             self._publish(live, event, lifecycle.ends_stream(state))
             if lifecycle.ends_blocking_send(state):
                 live.settled.set()
+
+    async def _rebase(self, live: LiveTask, event: TaskEvent) -> StoredTask:
+        """The store holds a newer version of the task than this process last saw (a write
+        it completed for a caller that was cancelled, or another process's): re-read,
+        fold the event onto what is stored, save again. Folding raises the spec error when
+        the event no longer fits (e.g. the task is terminal now)."""
+        scope = live.key[:2]
+        for attempt in range(_REBASES):
+            stored = await self.load(live, scope)
+            if stored is None:
+                raise TaskNotFoundError(f"Task {live.key[2]} not found")
+            task = folding.apply_event(stored.task, event)
+            try:
+                return await self.store.save(scope, task, (event,), stored.version)
+            except StaleWriteError:  # still racing another process: back off, with jitter
+                await asyncio.sleep(random.random() * 0.002 * 2**attempt)  # noqa: S311
+        raise StaleWriteError(f"task {live.key[2]} kept changing under {_REBASES} attempts")
 
     def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> None:
         if live.window is not None:

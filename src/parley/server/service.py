@@ -40,7 +40,8 @@ from parley.protocol.operations import Operation, require_capability
 from parley.server.broker import Broker, EventBroker, EventStream, StreamPosition, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor
-from parley.server.runner import LiveTask, TaskRunner
+from parley.server.live import LiveTask
+from parley.server.runner import TaskRunner
 from parley.server.stores import startup as store_startup
 from parley.server.stores.base import PushConfigStore, StoredTask, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore

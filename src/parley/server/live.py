@@ -1,0 +1,44 @@
+"""The in-process state of a task being worked on (`LiveTask`), and the runner's default
+clock and id source. No I/O."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from parley.model import Message, Task
+from parley.server.broker import ReplayWindow, TaskKey
+
+
+def utc_now() -> datetime:
+    """Now, in UTC, to the millisecond (the precision the wire uses)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(eq=False, slots=True)
+class LiveTask:
+    """The in-process state of a task that has a run or a subscriber."""
+
+    key: TaskKey
+    context_id: str
+    task: Task | None = None
+    version: int = 0
+    reply: Message | None = None
+    run: asyncio.Task[None] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by a follow-up from its checks until its run has started."""
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
+    users: int = 0
+    cancelling: bool = False
+    pending: Task | None = None
+    """A new task not yet created: created at the agent's first task event."""
+    window: ReplayWindow | None = None
+    """From the first subscription on, the last `replay_limit` events (0: no window)."""
