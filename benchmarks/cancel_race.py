@@ -6,6 +6,9 @@ errors must be 0) and how many tasks are not terminal a few seconds later (must 
 
     python -m benchmarks.cancel_race                      # every store, 400 chains, 10 at a time
     python -m benchmarks.cancel_race --store sqlite --chains 100 --concurrency 10
+    python -m benchmarks.cancel_race --src OTHER_CHECKOUT/src   # another version's server
+
+Exits 1 if any chain met an internal error or left its task non-terminal.
 """
 
 from __future__ import annotations
@@ -40,15 +43,17 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(store: str) -> Iterator[str]:
-    """`parley serve` of the TCK agent with `store`, until the block ends."""
+def serving(store: str, src: str | None = None) -> Iterator[str]:
+    """`parley serve` of the TCK agent with `store` (Parley from `src`, a checkout's src
+    folder, if given), until the block ends."""
     port = _free_port()
     command = [
         sys.executable, "-m", "parley.cli", "serve", "examples.tck_agent:agent_v1", "--card", "v1",
         "--port", str(port), "--store", store, "--log-level", "warning",
     ]  # fmt: skip
     log = tempfile.NamedTemporaryFile(prefix="cancel-race-", suffix=".log", delete=False)  # noqa: SIM115
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    env = {**os.environ, "PYTHONPATH": src} if src else None
+    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -182,11 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--binding", action="append", choices=["jsonrpc", "rest"])
     parser.add_argument("--chains", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=10)
+    parser.add_argument("--src", help="serve Parley from this checkout's src folder")
     args = parser.parse_args(argv)
     failed = False
     with tempfile.TemporaryDirectory() as folder:
         for name, url in _stores(args.store or ["memory", "sqlite", "postgres"], folder):
-            with serving(url) as base:
+            with serving(url, args.src) as base:
                 for binding in args.binding or ["jsonrpc", "rest"]:
                     result = asyncio.run(run_chains(base, binding, args.chains, args.concurrency))
                     failed |= bool(result["internal_errors"] or result["non_terminal"])

@@ -20,6 +20,7 @@ from parley.model import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
+    TextPart,
 )
 from parley.protocol import lifecycle
 from parley.protocol.errors import (
@@ -48,6 +49,21 @@ def new_task(
         status=TaskStatus(state=TaskState.SUBMITTED, timestamp=timestamp),
         history=(first,),
     )
+
+
+def failure(
+    task: Task, text: str, message_id: str, timestamp: datetime | None = None
+) -> TaskStatusUpdateEvent:
+    """The update that fails `task`, its status message saying why (`text`)."""
+    note = Message(
+        message_id=message_id,
+        role=Role.AGENT,
+        parts=(TextPart(text=text),),
+        task_id=task.id,
+        context_id=task.context_id,
+    )
+    status = TaskStatus(state=TaskState.FAILED, message=note, timestamp=timestamp)
+    return TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id, status=status)
 
 
 def stamp(

@@ -11,6 +11,9 @@ agent may answer with a direct Message and leave no task behind — except for a
 non-blocking send, which must return the created task at once. Every agent run is
 owned by the runner (`shutdown` cancels and awaits them); a run that ends while its
 task is still active fails the task, so no stream or blocking send waits forever.
+A save refused as stale (the store is ahead: it completed a write whose caller was
+cancelled, or another process wrote) is re-read, re-folded and saved again
+(`_rebase`); a cancel stops the run under the lock, so never inside a write.
 While a live task has had a subscriber, a `ReplayWindow` keeps its last published
 events, numbered by store version, so a subscriber that lost its stream can resume.
 """
@@ -55,6 +58,7 @@ log = logging.getLogger("parley.server")
 
 _UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 _REBASES = 8
+_EMPTY = Message(message_id="", role=Role.USER, parts=(TextPart(text=""),))
 """Attempts at folding an event onto a task the store holds at a newer version."""
 
 
@@ -190,34 +194,21 @@ class TaskRunner:
             await self._fail(live, "The agent stopped without answering")
 
     async def _fail(self, live: LiveTask, text: str) -> None:
-        """Fail the task, unless it is terminal already. Never raises (but a cancel): it
-        ends a run, and a task whose failure cannot be stored is left to the restart
-        policy, with the reason logged."""
+        """Fail the task unless it is terminal. Never raises: if even this write fails,
+        the reason is logged and the task is left to the restart policy."""
         task = live.task or live.pending
         if task is None or lifecycle.is_terminal(task.status.state):
             return
-        note = Message(
-            message_id=self.ids(),
-            role=Role.AGENT,
-            parts=(TextPart(text=text),),
-            task_id=task.id,
-            context_id=task.context_id,
-        )
-        status = TaskStatus(state=TaskState.FAILED, message=note)
         try:
-            await self.emit(live, TaskStatusUpdateEvent(task_id="", context_id="", status=status))
+            await self.emit(live, folding.failure(task, text, self.ids()))
         except A2AError:
             pass  # terminal meanwhile (e.g. canceled), or never created
         except Exception:
             log.exception("task %s could not be failed (%s)", live.key[2], text)
 
     async def cancel(self, live: LiveTask) -> Task:
-        """Stop the agent's run if there is one, then move the task to CANCELED.
-
-        The run is stopped between two of its writes (`_stop`), never half-way through
-        one; should the store hold a newer version all the same (another process wrote),
-        the CANCELED status is folded onto it (`_commit`). Either the cancel wins or the
-        task was terminal first (TaskNotCancelableError)."""
+        """Stop the agent's run if there is one, then move the task to CANCELED: the
+        cancel wins, or the task was terminal first (TaskNotCancelableError)."""
         live.cancelling = True
         try:
             await self._stop(live)
@@ -229,23 +220,26 @@ class TaskRunner:
             live.settled.set()
 
     async def _stop(self, live: LiveTask) -> None:
-        """Cancel the task's run and wait for it to end. The run is cancelled while its
-        lock is held: it is then not inside a write, which a store may complete even when
-        its caller is cancelled (a database thread, a server), leaving the live version
-        stale and the event unpublished."""
+        """Cancel the task's run, under its lock (so between two of its writes), and wait
+        for it to end."""
         run = live.run
         if run is None or run.done():
             return
         async with live.lock:
             run.cancel()
-        await asyncio.wait((run,))  # its end, not its exception; our own cancel propagates
+        try:
+            await run
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # this cancel was itself cancelled, not only the run
 
     async def _cancel_task(self, live: LiveTask) -> Task:
         task = live.task
         if task is None:
             raise TaskNotCancelableError("The task has not started")
         context = RequestContext(
-            message=task.history[-1] if task.history else _empty_message(self.ids()),
+            message=task.history[-1] if task.history else _EMPTY,
             task_id=task.id,
             context_id=task.context_id,
             call=CallContext(),
@@ -366,10 +360,8 @@ class TaskRunner:
                 live.settled.set()
 
     async def _rebase(self, live: LiveTask, event: TaskEvent) -> StoredTask:
-        """The store holds a newer version of the task than this process last saw (a write
-        it completed for a caller that was cancelled, or another process's): re-read,
-        fold the event onto what is stored, save again. Folding raises the spec error when
-        the event no longer fits (e.g. the task is terminal now)."""
+        """Fold the event onto the task as stored now and save again; folding raises the
+        spec error if it no longer fits (e.g. the task is terminal now)."""
         scope = live.key[:2]
         for attempt in range(_REBASES):
             stored = await self.load(live, scope)
@@ -406,7 +398,3 @@ class TaskRunner:
 def _untouched(task: Task | None) -> bool:
     """A task the agent has not acted on yet (created up front, still SUBMITTED)."""
     return task is not None and task.status.state is TaskState.SUBMITTED and not task.artifacts
-
-
-def _empty_message(message_id: str) -> Message:
-    return Message(message_id=message_id, role=Role.USER, parts=(TextPart(text=""),))

@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from parley.model import Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent, TextPart
 from parley.protocol import folding, lifecycle
 from parley.server.stores.base import Scope, StaleWriteError, TaskStore
 
@@ -36,18 +35,7 @@ async def _fail(scope: Scope, task_id: str, store: TaskStore, now: datetime) -> 
         if stored is None or stored.task.status.state not in lifecycle.ACTIVE:
             return False
         task = stored.task
-        note = Message(
-            message_id=str(uuid.uuid4()),
-            role=Role.AGENT,
-            parts=(TextPart(text=RESTART_MESSAGE),),
-            task_id=task.id,
-            context_id=task.context_id,
-        )
-        event = TaskStatusUpdateEvent(
-            task_id=task.id,
-            context_id=task.context_id,
-            status=TaskStatus(state=TaskState.FAILED, message=note, timestamp=now),
-        )
+        event = folding.failure(task, RESTART_MESSAGE, str(uuid.uuid4()), now)
         try:
             await store.save(scope, folding.apply_event(task, event), (event,), stored.version)
         except StaleWriteError:
