@@ -39,6 +39,7 @@ from parley.model import (
 from parley.protocol.errors import (
     ExtensionSupportRequiredError,
     InternalError,
+    InvalidParamsError,
     MethodNotFoundError,
     TaskNotFoundError,
     UnsupportedOperationError,
@@ -116,6 +117,13 @@ async def test_errors_are_the_servers(client: Client) -> None:
     assert isinstance(done, Task)
     with pytest.raises(UnsupportedOperationError):
         await anext(client.subscribe(done.id))
+
+
+async def test_odd_ids_are_refused_as_a_binding_refuses_them(client: Client) -> None:
+    with pytest.raises(InvalidParamsError, match=r"^id: must not contain control"):
+        await client.get_task("odd\x00id")
+    with pytest.raises(InvalidParamsError, match=r"^message\.contextId: must be at most 512"):
+        await client.send(ask("x", "echo", context_id="x" * 513))
 
 
 async def test_extensions_are_activated_against_the_card(service: AgentService) -> None:

@@ -20,8 +20,11 @@ from parley.model import AgentCapabilities, AgentCard, AgentExtension
 from parley.protocol.negotiation import Version
 from parley.server.service import AgentService
 from tests.client.agents import EXTENSION, OPTIONAL_EXTENSION, TENANT, build_client_agent
+from tests.contracts.conftest import store_url
 from tests.grpc.conftest import free_port
 from tests.interop.agent import Probe
+
+__all__ = ["store_url"]  # re-exported: a fresh store of every backend
 
 EXTENDED_NAME = "Equivalence (extended)"
 

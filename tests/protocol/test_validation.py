@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
+from msgspec.structs import replace
 
 from parley.model import (
     AgentCapabilities,
@@ -277,3 +280,76 @@ def test_accepted_output_modes() -> None:
     v.check_accepted_output_modes(card(), ("image/png",))
     with pytest.raises(ContentTypeNotSupportedError):
         v.check_accepted_output_modes(agent, ("image/png", "audio/*"))
+
+
+# Ids at the edge: one bound and one character set for every store (issue: NUL and 1 MB
+# ids crashed the PostgreSQL store).
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["a" * v.MAX_ID_BYTES, "é" * (v.MAX_ID_BYTES // 2), "urn:uuid:0-1", "日本", "🙂" * 128],
+)
+def test_ids_up_to_the_bound_are_accepted(value: str) -> None:
+    v.check_id(value, "id")
+
+
+@pytest.mark.parametrize(
+    ("value", "detail"),
+    [
+        ("a" * (v.MAX_ID_BYTES + 1), "got 513"),
+        ("é" * (v.MAX_ID_BYTES // 2 + 1), "got 514"),  # 257 code points, 514 bytes
+        ("🙂" * 129, "got 516"),
+        ("x" * 1_000_000, "got 1000000"),
+    ],
+)
+def test_ids_over_the_bound_are_refused_in_utf8_bytes(value: str, detail: str) -> None:
+    with pytest.raises(InvalidParamsError, match=rf"^contextId: must be at most 512 .*{detail}$"):
+        v.check_id(value, "contextId")
+
+
+@pytest.mark.parametrize(
+    ("char", "code"),
+    [("\x00", "0000"), ("\n", "000A"), ("\x7f", "007F"), ("\x85", "0085"), ("\ud800", "D800")],
+)
+def test_control_characters_and_lone_surrogates_are_refused(char: str, code: str) -> None:
+    with pytest.raises(InvalidParamsError, match=rf"^tenant: .*U\+{code} at index 3\)$"):
+        v.check_id("abc" + char + "def", "tenant")
+
+
+def test_check_ids_names_each_field_of_a_send() -> None:
+    base = message()
+    fields = {
+        "message.messageId": replace(base, message_id="\x00"),
+        "message.taskId": replace(base, task_id="\x00"),
+        "message.contextId": replace(base, context_id="\x00"),
+        "message.referenceTaskIds[1]": replace(base, reference_task_ids=("ok", "\x00")),
+    }
+    for field, msg in fields.items():
+        with pytest.raises(InvalidParamsError, match=rf"^{re.escape(field)}: "):
+            v.check_ids(SendMessageRequest(message=msg))
+    config = SendMessageConfiguration(
+        push_notification_config=TaskPushNotificationConfig(url="https://h.example/", id="\x00")
+    )
+    with pytest.raises(
+        InvalidParamsError, match=r"^configuration\.taskPushNotificationConfig\.id: "
+    ):
+        v.check_ids(SendMessageRequest(message=base, configuration=config))
+    with pytest.raises(InvalidParamsError, match=r"^tenant: "):
+        v.check_ids(SendMessageRequest(message=base, tenant="\x00"))
+    v.check_ids(SendMessageRequest(message=replace(base, task_id="t", context_id="c")))
+
+
+def test_check_ids_covers_other_requests_and_the_page_token_cursor() -> None:
+    with pytest.raises(InvalidParamsError, match=r"^id: "):
+        v.check_ids(GetTaskRequest(id="\x00"))
+    with pytest.raises(InvalidParamsError, match=r"^contextId: "):
+        v.check_ids(ListTasksRequest(context_id="c" * 600))
+    with pytest.raises(InvalidParamsError, match=r"^taskId: "):
+        v.check_ids(TaskPushNotificationConfig(url="https://h.example/", task_id="\x1f"))
+    token = encode_page_token(PageCursor(timestamp=None, task_id="t" * 600))
+    with pytest.raises(InvalidParamsError, match=r"^pageToken: "):
+        v.check_ids(ListTasksRequest(page_token=token))
+    v.check_ids(
+        ListTasksRequest(page_token=encode_page_token(PageCursor(timestamp=None, task_id="t-1")))
+    )

@@ -21,6 +21,7 @@ from parley.protocol.negotiation import (
     parse_version,
 )
 from parley.protocol.operations import OperationSpec
+from parley.protocol.validation import check_ids
 from parley.server.context import Authenticator, CallContext
 from parley.server.handler import RequestHandler
 from parley.wire.limits import Limits
@@ -97,8 +98,9 @@ async def call_context(
     settings: Settings, request: Request, version: Version, decode: Callable[[], Model]
 ) -> tuple[CallContext, Model]:
     """Authenticate and negotiate extensions, then decode the request (a caller without
-    credentials learns nothing about its request's validity) and build the call's context,
-    whose tenant is the decoded request's. Activated extensions: requested and declared
+    credentials learns nothing about its request's validity), check its ids (`check_ids`:
+    the same bound for every store) and build the call's context, whose tenant is the
+    decoded request's. Activated extensions: requested and declared
     by the card (R-EXT-3); a declared `required` one not requested raises
     ExtensionSupportRequiredError (R-CAP-2)."""
     try:
@@ -108,6 +110,7 @@ async def call_context(
     requested = requested_extensions(request)
     activated = activate_extensions(settings.handler.card.capabilities.extensions, requested)
     model_request = decode()
+    check_ids(model_request)
     ctx = CallContext(
         caller=caller,
         tenant=getattr(model_request, "tenant", ""),

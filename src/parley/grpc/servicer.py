@@ -30,6 +30,7 @@ from parley.protocol.negotiation import (
     parse_version,
 )
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, OperationSpec
+from parley.protocol.validation import check_ids
 from parley.server.context import Authenticator, CallContext
 from parley.server.handler import RequestHandler
 from parley.wire.codecs import GRPC
@@ -118,7 +119,7 @@ class A2AServicer:
         self, spec: OperationSpec, data: bytes, context: Context
     ) -> tuple[CallContext, Model]:
         """Negotiate, authenticate, activate extensions, then decode (a caller without
-        credentials learns nothing about its request's validity)."""
+        credentials learns nothing about its request's validity) and check the ids."""
         headers = metadata_headers(context)
         version = self._version(headers)
         try:
@@ -131,6 +132,7 @@ class A2AServicer:
         activated = activate_extensions(card.capabilities.extensions, requested)
         payload: Proto = parse(self.codec.request_type(spec.operation), data)
         request = self.codec.decode_request(spec.operation, payload)
+        check_ids(request)
         ctx = CallContext(
             caller=caller,
             tenant=getattr(request, "tenant", ""),

@@ -5,7 +5,9 @@ Each check raises the spec error (InvalidParamsError naming the field, and the l
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
+from typing import Final
 from urllib.parse import urlsplit
 
 from msgspec.structs import replace
@@ -30,6 +32,72 @@ from parley.protocol.errors import (
 
 DEFAULT_MAX_PARTS = 1000
 """Most parts one message may carry (the wire decoder's default limit too)."""
+
+MAX_ID_BYTES = 512
+"""Most UTF-8 bytes in one id, context id or tenant, whatever the store.
+
+PostgreSQL refuses a B-tree index entry over about 2,700 bytes (a third of a page), and
+its store indexes (tenant, owner, context_id, timestamp, id) as one entry: three values at
+this bound leave room for the owner. One bound for every store, so that a request valid on
+one is valid on all; 512 is ample for UUIDs, ULIDs, URNs and the like.
+"""
+
+_ID_FIELDS: Final[Mapping[str, str]] = {
+    "tenant": "tenant",
+    "id": "id",
+    "task_id": "taskId",
+    "context_id": "contextId",
+    "message_id": "messageId",
+}
+"""The identifier fields of requests, messages and push configs, by their 1.0 JSON names."""
+
+_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""C0 controls, DEL, C1 controls and lone surrogates: no store keeps them all (PostgreSQL
+text refuses NUL, UTF-8 has no surrogates) and no id needs them."""
+
+
+def check_ids(request: object) -> None:
+    """Every identifier a decoded request carries (tenant, task, context, message and push
+    config ids, a ListTasks cursor's task id) is at most MAX_ID_BYTES of UTF-8 without
+    control characters or lone surrogates; InvalidParamsError naming the field otherwise.
+    Runs on every request at the edge, before any store sees an id."""
+    _check_fields(request, "")
+    if isinstance(request, SendMessageRequest):
+        message = request.message
+        _check_fields(message, "message.")
+        for index, task_id in enumerate(message.reference_task_ids):
+            check_id(task_id, f"message.referenceTaskIds[{index}]")
+        config = request.configuration
+        if config is not None and config.push_notification_config is not None:
+            _check_fields(
+                config.push_notification_config, "configuration.taskPushNotificationConfig."
+            )
+    elif isinstance(request, ListTasksRequest) and request.page_token:
+        check_id(paging.decode_page_token(request.page_token).task_id, "pageToken")
+
+
+def check_id(value: str, field: str) -> None:
+    """One identifier: at most MAX_ID_BYTES of UTF-8, none of the forbidden characters."""
+    if len(value) * 4 > MAX_ID_BYTES:  # a code point is at most 4 bytes: no encoding below
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > MAX_ID_BYTES:
+            raise invalid_field(field, f"must be at most {MAX_ID_BYTES} bytes (UTF-8), got {size}")
+    found = _FORBIDDEN.search(value)
+    if found is not None:
+        raise invalid_field(
+            field,
+            f"must not contain control characters or lone surrogates "
+            f"(U+{ord(found.group()):04X} at index {found.start()})",
+        )
+
+
+def _check_fields(model: object, prefix: str) -> None:
+    for name in getattr(model, "__struct_fields__", ()):
+        wire = _ID_FIELDS.get(name)
+        if wire is not None:
+            value = getattr(model, name)
+            if value:
+                check_id(value, prefix + wire)
 
 
 def validate_send(request: SendMessageRequest, *, max_parts: int = DEFAULT_MAX_PARTS) -> None:

@@ -1,7 +1,7 @@
 """`InMemoryTransport`: a client `Transport` straight onto a `RequestHandler` — no HTTP, no
 codec — for users' own tests. It behaves like the wire transports: a `CallContext` per call
 (version, caller from the headers, extensions activated against the card, resume point),
-the same error classes, the same streams, timeouts and idle limits.
+the request's ids checked, the same error classes, the same streams, timeouts and idle limits.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from parley.protocol.negotiation import (
     activate_extensions,
 )
 from parley.protocol.operations import OPERATIONS, Operation
+from parley.protocol.validation import check_ids
 from parley.server.context import AnonymousAuthenticator, Authenticator, CallContext
 from parley.server.handler import RequestHandler
 
@@ -76,7 +77,8 @@ class InMemoryTransport(BaseTransport):
     async def context(
         self, operation: Operation, request: Model, options: CallOptions
     ) -> CallContext:
-        """The CallContext a binding would build for this call."""
+        """The CallContext a binding would build for this call, the request's ids checked
+        as a binding checks them."""
         if self._version not in OPERATIONS[operation].bindings:
             raise MethodNotFoundError(
                 f"{operation.value} does not exist in A2A {self._version.value}",
@@ -87,6 +89,7 @@ class InMemoryTransport(BaseTransport):
             caller = await self.authenticator.authenticate(headers)
         except Exception as exc:
             raise _protocol_error(exc) from None
+        check_ids(request)
         declared = self.handler.card.capabilities.extensions
         return CallContext(
             caller=caller,
