@@ -151,6 +151,12 @@ def test_grpc_subscribe_to_a_missing_task_is_not_found_at_once(
     assert codes == [grpc.StatusCode.NOT_FOUND] * REPEATS
 
 
+async def read_stream(http: httpx.AsyncClient, path: str) -> None:
+    async with http.stream("GET", path, headers=V1) as response:
+        async for _ in response.aiter_bytes():
+            pass
+
+
 def test_the_deadline_is_what_fails_a_hang(tmp_path: Path) -> None:
     """A subscribe to a task that exists and is working stays open: the same client and
     deadline report it as a timeout, so a hang on a missing task cannot pass unseen."""
@@ -178,12 +184,9 @@ def test_the_deadline_is_what_fails_a_hang(tmp_path: Path) -> None:
                 },
             }
             task = (await http.post("/", content=json.dumps(send), headers=V1)).json()["result"]
+            path = f"/tasks/{task['task']['id']}:subscribe"
             with pytest.raises(httpx.ReadTimeout):
-                async with http.stream(
-                    "GET", f"/tasks/{task['task']['id']}:subscribe", headers=V1
-                ) as response:
-                    async for _ in response.aiter_bytes():
-                        pass
+                await read_stream(http, path)
 
     with running(build_app(service)) as base:
         run(scenario(base))
