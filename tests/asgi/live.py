@@ -7,18 +7,20 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 
-from parley.asgi import A2AApp
+ASGIApp = Any
+"""Any ASGI application (an A2AApp, several mounted, ...)."""
 
 
 @contextmanager
-def running(app: A2AApp) -> Iterator[str]:
-    """Serve `app` with uvicorn (h11, lifespan on) in a thread, on a free port."""
+def running(app: ASGIApp, port: int = 0) -> Iterator[str]:
+    """Serve `app` with uvicorn (h11, lifespan on) in a thread, on `port` (0: a free one)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         app,

@@ -24,10 +24,10 @@ from parley.model import (
     Model,
     TaskPushNotificationConfig,
 )
-from parley.protocol.errors import TaskNotFoundError
+from parley.protocol.errors import UnauthenticatedError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
-from parley.server.context import Caller
+from parley.server.context import AuthRequest, Caller
 from parley.wire.codecs import JSONRPC
 from parley.wire.limits import Limits
 from tests.asgi.fakes import CARD, ECHO_EXTENSION, REQUIRED_EXTENSION, TRACE_EXTENSION, FakeHandler
@@ -383,10 +383,10 @@ async def test_tenant_comes_from_the_request(
 
 
 class _Authenticator:
-    async def authenticate(self, headers: Mapping[str, str]) -> Caller:
-        token = headers.get("authorization", "")
+    async def authenticate(self, request: AuthRequest) -> Caller:
+        token = request.headers.get("authorization", "")
         if token != "Bearer good":
-            raise TaskNotFoundError("no such principal")
+            raise UnauthenticatedError("no such principal", challenges=('Bearer realm="a2a"',))
         return Caller(id="alice")
 
 
@@ -402,8 +402,10 @@ async def test_authenticator_sets_the_caller(handler: FakeHandler) -> None:
         ctx, _ = handler.last("get_task")
         assert ctx.caller.id == "alice"
         assert ctx.headers["authorization"] == "Bearer good"
-        refused = await call(client, rpc("GetTask", {"id": "task-1"}), V1)
-    assert refused["error"]["code"] == -32001
+        refused = await client.post("/", json=rpc("GetTask", {"id": "task-1"}), headers=V1)
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'Bearer realm="a2a"'
+    assert refused.json()["error"]["code"] == -31401
 
 
 async def test_authentication_comes_before_validation(handler: FakeHandler) -> None:
@@ -412,13 +414,17 @@ async def test_authentication_comes_before_validation(handler: FakeHandler) -> N
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"
     ) as client:
-        body = await call(client, rpc("SendMessage", {"message": "not a message"}), V1)
-    assert body["error"]["code"] == -32001  # the authenticator's error, not -32602
+        bad = await client.post("/", content=b"{not json", headers=V1)
+        invalid = await client.post(
+            "/", json=rpc("SendMessage", {"message": "not a message"}), headers=V1
+        )
+    # the authenticator's error, not -32700 or -32602
+    assert [r.json()["error"]["code"] for r in (bad, invalid)] == [-31401, -31401]
 
 
 async def test_authenticator_crash_is_internal_error(handler: FakeHandler) -> None:
     class Crashing:
-        async def authenticate(self, headers: Mapping[str, str]) -> Caller:
+        async def authenticate(self, request: AuthRequest) -> Caller:
             raise RuntimeError("secret internals")
 
     app = build_app(handler, authenticator=Crashing())
@@ -426,7 +432,8 @@ async def test_authenticator_crash_is_internal_error(handler: FakeHandler) -> No
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"
     ) as client:
         body = await call(client, rpc("GetTask", {"id": "task-1"}, 8), V1)
-    assert (body["id"], body["error"]["code"]) == (8, -32603)
+    # authentication comes before the body is read: the request's id is not known yet
+    assert (body["id"], body["error"]["code"]) == (None, -32603)
     assert "secret" not in str(body)
 
 

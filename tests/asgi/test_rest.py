@@ -295,14 +295,17 @@ async def test_errors_0_3_are_message_bodies(client: httpx.AsyncClient) -> None:
 
 @pytest.mark.parametrize(("raw", "status"), [(b"{oops", 400), (b"[1, 2]", 400), (b'"text"', 400)])
 async def test_bad_bodies(client: httpx.AsyncClient, raw: bytes, status: int) -> None:
-    response = await client.post("/message:send", content=raw, headers=V1)
+    headers = {**V1, "content-type": "application/json"}
+    response = await client.post("/message:send", content=raw, headers=headers)
     assert response.status_code == status
     assert response.json()["error"]["status"] == "INVALID_ARGUMENT"
 
 
 async def test_non_object_body_0_3_is_422(client: httpx.AsyncClient) -> None:
     """0.3 statuses follow the official SDK: invalid params are 422 (REFERENCE §6.5)."""
-    response = await client.post("/v1/message:send", content=b"[]")
+    response = await client.post(
+        "/v1/message:send", content=b"[]", headers={"content-type": "application/json"}
+    )
     assert response.status_code == 422
 
 
@@ -319,7 +322,8 @@ async def test_body_over_limit_is_400(handler: FakeHandler) -> None:
 
 
 async def test_get_ignores_the_body_and_content_type(client: httpx.AsyncClient) -> None:
-    """Only POST bodies are parsed; request content types are not checked (§2.1)."""
+    """Only POST bodies are read, and only theirs must be JSON; a GET's body and
+    Content-Type are ignored (§2.1)."""
     response = await client.request(
         "GET", "/tasks/task-1", content=b"{not json", headers={**V1, "content-type": "text/x"}
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import socket
@@ -16,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from parley.cli.main import build_parser
 from parley.cli.serve import load_target, make_app, make_handler, run_serve, with_grpc
 
 ROOT = Path(__file__).parents[2]
@@ -194,15 +194,17 @@ def test_a_grpc_port_in_use_stops_the_server() -> None:
 
 
 def test_grpc_needs_an_agent_or_a_handler() -> None:
-    arguments = argparse.Namespace(
-        target="tests.cli.test_serve:asgi_app",
-        host="127.0.0.1",
-        port=_free_port(),
-        url=None,
-        store=None,
-        card="hybrid",
-        grpc_port=_free_port(),
-        log_level="warning",
+    arguments = build_parser().parse_args(
+        [
+            "serve",
+            "tests.cli.test_serve:asgi_app",
+            "--port",
+            str(_free_port()),
+            "--grpc-port",
+            str(_free_port()),
+            "--log-level",
+            "warning",
+        ]
     )
     with pytest.raises(SystemExit) as raised:
         run_serve(arguments)

@@ -5,11 +5,11 @@ the activated extensions, as the server saw them) and two agents silent for a wh
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 
 from parley.model import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, Message
 from parley.server.agent import Agent
-from parley.server.context import Caller
+from parley.server.context import AuthRequest, Caller
 from parley.server.task_context import TaskContext
 from tests.interop.agent import STREAM_CHUNKS, Probe, build_agent
 
@@ -81,9 +81,10 @@ class TokenAuthenticator:
     """Bearer `s3cret` → caller `bearer-user`; API key `k3y` (header or cookie) →
     `key-user`; anything else → anonymous."""
 
-    async def authenticate(self, headers: Mapping[str, str]) -> Caller:
+    async def authenticate(self, request: AuthRequest) -> Caller:
+        headers = request.headers
         if headers.get("authorization") == f"Bearer {TOKEN}":
             return Caller(id="bearer-user")
-        if headers.get("x-api-key") == API_KEY or headers.get("cookie") == f"api_key={API_KEY}":
+        if headers.get("x-api-key") == API_KEY or request.cookie("api_key") == API_KEY:
             return Caller(id="key-user")
         return Caller()

@@ -26,8 +26,10 @@ from parley.protocol.errors import (
     InternalError,
     InvalidParamsError,
     MethodNotFoundError,
+    PermissionDeniedError,
     TaskNotCancelableError,
     TaskNotFoundError,
+    UnauthenticatedError,
     UnsupportedOperationError,
 )
 from parley.protocol.negotiation import Version
@@ -184,13 +186,13 @@ async def test_rest_errors_decode_into_the_servers_classes(version: Version) -> 
 @pytest.mark.parametrize(
     ("status", "body", "expected"),
     [
-        (401, b'{"error": {"code": 401, "message": "no", "details": []}}', ClientProtocolError),
+        (401, b'{"error": {"code": 401, "message": "no", "details": []}}', UnauthenticatedError),
         (
             401,
             dumps({"error": {"code": 401, "message": "no", "details": [INFO]}}),
             TaskNotFoundError,
         ),
-        (403, b'{"message": "forbidden"}', ClientProtocolError),
+        (403, b'{"message": "forbidden"}', PermissionDeniedError),
         (500, b'{"message": "boom"}', InternalError),
         (422, b'{"message": "bad"}', InvalidParamsError),
         (404, b"<html>not here</html>", ClientProtocolError),

@@ -226,7 +226,7 @@ class Refusing:
     def __init__(self, failure: Exception) -> None:
         self.failure = failure
 
-    async def authenticate(self, headers: object) -> Any:
+    async def authenticate(self, request: object) -> Any:
         raise self.failure
 
 

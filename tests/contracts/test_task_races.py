@@ -269,7 +269,7 @@ def test_cancels_follow_ups_and_subscriptions_racing_the_agent(store_url: str) -
                 await asyncio.sleep(0.005)
             outcomes: dict[str, int] = {}
             for number, record in enumerate(records):
-                stored = await stores.tasks.get(CLIENT.scope, record.task_id)
+                stored = await stores.tasks.get(service.store_scope(CLIENT), record.task_id)
                 assert stored is not None
                 _check(record, stored.task, f"seed {seed}, task {number}")
                 state = stored.task.status.state.name

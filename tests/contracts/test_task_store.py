@@ -34,6 +34,7 @@ from parley.server.stores import (
     StoredTask,
     TaskPage,
 )
+from parley.server.stores.namespaces import prefix
 from tests.contracts.support import (
     ALICE,
     ALICE_ELSEWHERE,
@@ -483,6 +484,33 @@ def test_recover_fails_the_tasks_left_running(store_url: str) -> None:
             assert await store.get(ALICE, "done") == done
 
     run(main())
+
+
+def test_recover_in_a_namespace_fails_that_agents_tasks_only(store_url: str) -> None:
+    """Agents sharing a store: recovery with a namespace touches the tasks stored under
+    it, in every (tenant, caller) scope of it, and no one else's ("": the unnamespaced)."""
+
+    async def main() -> None:
+        async with opened(store_url) as (store, _):
+            mine = [(prefix("Weather") + tenant, caller) for tenant, caller in (ALICE, BOB)]
+            others = [(prefix("Travel") + ALICE[0], ALICE[1]), ALICE, ALICE_ELSEWHERE]
+            for scope in (*mine, *others):
+                await store.create(scope, make_task("t"))
+            assert await store.recover(T0, namespace="Weather") == 2
+            for scope in mine:
+                assert await _state(store, scope) is S.FAILED
+            for scope in others:
+                assert await _state(store, scope) is S.WORKING
+            assert await store.recover(T0, namespace="") == 2
+            assert await _state(store, others[0]) is S.WORKING
+
+    run(main())
+
+
+async def _state(store: DurableTaskStore, scope: tuple[str, str]) -> TaskState:
+    stored = await store.get(scope, "t")
+    assert stored is not None
+    return stored.task.status.state
 
 
 def test_purge_deletes_old_terminal_tasks_with_their_rows(store_url: str) -> None:

@@ -183,7 +183,7 @@ def test_the_deadline_is_what_fails_a_hang(tmp_path: Path) -> None:
                     "configuration": {"returnImmediately": True},
                 },
             }
-            task = (await http.post("/", content=json.dumps(send), headers=V1)).json()["result"]
+            task = (await http.post("/", json=send, headers=V1)).json()["result"]
             path = f"/tasks/{task['task']['id']}:subscribe"
             with pytest.raises(httpx.ReadTimeout):
                 await read_stream(http, path)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -23,9 +22,9 @@ from google.rpc import error_details_pb2
 
 from parley.grpc import GrpcServer, serve_grpc
 from parley.model import AgentExtension, GetTaskRequest
-from parley.protocol.errors import TaskNotFoundError
+from parley.protocol.errors import TaskNotFoundError, UnauthenticatedError
 from parley.protocol.negotiation import Version
-from parley.server.context import Caller
+from parley.server.context import AuthRequest, Caller
 from parley.wire.limits import Limits
 from tests.grpc.conftest import LiveGrpc, free_port, start_live
 
@@ -265,10 +264,10 @@ async def test_the_tenant_scopes_the_call(live: LiveGrpc) -> None:
 class HeaderAuthenticator:
     """Callers named by the `x-user` metadata; none at all is refused."""
 
-    async def authenticate(self, headers: Mapping[str, str]) -> Caller:
-        user = headers.get("x-user")
+    async def authenticate(self, request: AuthRequest) -> Caller:
+        user = request.headers.get("x-user")
         if user is None:
-            raise PermissionError("no user")
+            raise UnauthenticatedError("no user")
         if user == "bug":
             raise RuntimeError("boom")
         return Caller(id=user)
@@ -287,7 +286,7 @@ async def test_the_authenticator_reads_the_metadata_as_headers() -> None:
     finally:
         await server.stop(0)
     assert other.value.code() is grpc.StatusCode.NOT_FOUND
-    assert anonymous.value.code() is grpc.StatusCode.INTERNAL
+    assert anonymous.value.code() is grpc.StatusCode.UNAUTHENTICATED
     assert handler.contexts[0].caller.id == "ann"
     assert handler.contexts[0].headers["x-user"] == "ann"
 

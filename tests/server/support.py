@@ -202,7 +202,7 @@ async def wait_for_state(
 ) -> Task:
     """Poll (yielding to the loop) until the stored task is in one of `states`."""
     while True:
-        stored = await service.store.get(ctx.scope, task_id)
+        stored = await service.store.get(service.store_scope(ctx), task_id)
         if stored is not None and stored.task.status.state in states:
             return stored.task
         await asyncio.sleep(0.001)

@@ -149,7 +149,7 @@ def subscribe(service: AgentService, task_id: str, ctx: CallContext = ALICE) -> 
 
 
 async def version(service: AgentService, task_id: str) -> int:
-    stored = await service.store.get(ALICE.scope, task_id)
+    stored = await service.store.get(service.store_scope(ALICE), task_id)
     assert stored is not None
     return stored.version
 
@@ -397,7 +397,7 @@ def test_a_task_written_by_another_process_gives_the_snapshot() -> None:
 
     async def main() -> None:
         task_id, _ = await dropped_stream(service, remote)
-        stored = await service.store.get(ALICE.scope, task_id)
+        stored = await service.store.get(service.store_scope(ALICE), task_id)
         assert stored is not None
         elsewhere = TaskStatusUpdateEvent(
             task_id=task_id,
@@ -405,7 +405,7 @@ def test_a_task_written_by_another_process_gives_the_snapshot() -> None:
             status=TaskStatus(state=TaskState.WORKING, message=note("elsewhere")),
         )
         await service.store.save(
-            ALICE.scope, folding.apply_event(stored.task, elsewhere), (elsewhere,), 3
+            service.store_scope(ALICE), folding.apply_event(stored.task, elsewhere), (elsewhere,), 3
         )
         stream = subscribe(service, task_id, resuming(3))
         first = await take(stream, 1)

@@ -475,7 +475,7 @@ def test_events_after_the_end_are_refused_and_the_task_stays_terminal() -> None:
         task = as_task(await service.send_message(ALICE, send("x")))
         await settle()
         assert len(refused) == 3
-        stored = await service.store.get(ALICE.scope, task.id)
+        stored = await service.store.get(service.store_scope(ALICE), task.id)
         assert stored is not None
         assert stored.version == 2  # created, then completed: nothing else committed
         assert stored.task.status.state is TaskState.COMPLETED

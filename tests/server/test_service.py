@@ -840,7 +840,7 @@ def test_a_closed_subscriber_leaves_nothing_behind_and_spares_the_other() -> Non
         leaving, staying = subscribe(service, task.id), subscribe(service, task.id)
         await anext(leaving)
         await anext(staying)
-        key = (*ALICE.scope, task.id)
+        key = (*service.store_scope(ALICE), task.id)
         assert service.broker.subscriber_count(key) == 2
         await aclose(leaving)
         assert service.broker.subscriber_count(key) == 1
@@ -904,7 +904,10 @@ def test_a_slow_subscriber_is_dropped_while_the_fast_one_and_the_agent_go_on() -
             # The slow one holds steps 0-2 (its whole buffer) and is dropped at step 3.
             if step < 4:
                 expected = [2, 2, 2, 1][step]
-                assert service.broker.subscriber_count((*ALICE.scope, task.id)) == expected
+                assert (
+                    service.broker.subscriber_count((*service.store_scope(ALICE), task.id))
+                    == expected
+                )
         assert kinds(await collect(fast)) == ["artifact", "status:COMPLETED"]
         with pytest.raises(InternalError) as caught:
             await anext(slow)

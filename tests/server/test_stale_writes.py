@@ -63,12 +63,12 @@ class LingeringStore(InMemoryTaskStore):
 
 async def _write_behind(service: AgentService, task_id: str, event: TaskEvent) -> Task:
     """What another process would do: fold `event` onto the stored task and save it."""
-    stored = await service.store.get(ALICE.scope, task_id)
+    stored = await service.store.get(service.store_scope(ALICE), task_id)
     assert stored is not None
     task = folding.apply_event(
         stored.task, folding.stamp(event, task_id, stored.task.context_id, utc_now)
     )
-    saved = await service.store.save(ALICE.scope, task, (event,), stored.version)
+    saved = await service.store.save(service.store_scope(ALICE), task, (event,), stored.version)
     return saved.task
 
 
@@ -94,7 +94,7 @@ def test_a_cancel_never_stops_a_run_half_way_through_a_write() -> None:
                 await asyncio.sleep(0)
             canceled = await service.cancel_task(ALICE, CancelTaskRequest(id=task.id))
             assert canceled.status.state is TaskState.CANCELED
-            stored = await service.store.get(ALICE.scope, task.id)
+            stored = await service.store.get(service.store_scope(ALICE), task.id)
             assert stored is not None
             assert stored.task.status.state is TaskState.CANCELED
             assert stored.task == canceled
@@ -129,7 +129,7 @@ def test_an_agent_event_is_folded_onto_a_task_written_elsewhere() -> None:
         assert done.status.state is TaskState.COMPLETED
         assert [text_of(m) for m in done.history] == ["go", "from elsewhere"]
         assert [a.artifact_id for a in done.artifacts] == ["a1"]
-        stored = await service.store.get(ALICE.scope, task.id)
+        stored = await service.store.get(service.store_scope(ALICE), task.id)
         assert stored is not None
         assert stored.version == 5  # created, WORKING, the message, the artifact, COMPLETED
 
@@ -167,7 +167,7 @@ def test_a_cancel_of_a_task_that_ended_elsewhere_is_not_cancelable() -> None:
     async def main() -> None:
         task = as_task(await service.send_message(ALICE, send("go", return_immediately=True)))
         await wait_for_state(service, task.id, TaskState.WORKING)
-        live = service.runner.acquire((*ALICE.scope, task.id))
+        live = service.runner.acquire((*service.store_scope(ALICE), task.id))
         try:
             await _write_behind(service, task.id, status(TaskState.COMPLETED))
             with pytest.raises(TaskNotCancelableError):
@@ -201,7 +201,7 @@ def test_an_agent_event_after_a_cancel_elsewhere_is_refused_and_the_run_ends(
         task = as_task(await service.send_message(ALICE, send("go", return_immediately=True)))
         await wait_for_state(service, task.id, TaskState.WORKING)
         await _write_behind(service, task.id, status(TaskState.CANCELED))
-        live = service.runner.acquire((*ALICE.scope, task.id))
+        live = service.runner.acquire((*service.store_scope(ALICE), task.id))
         agent_run = live.run
         service.runner.release(live)
         assert agent_run is not None
@@ -246,7 +246,7 @@ def test_a_run_whose_failure_cannot_be_stored_ends_without_an_unhandled_exceptio
     async def main() -> None:
         task = as_task(await service.send_message(ALICE, send("go", return_immediately=True)))
         await wait_for_state(service, task.id, TaskState.WORKING)
-        live = service.runner.acquire((*ALICE.scope, task.id))
+        live = service.runner.acquire((*service.store_scope(ALICE), task.id))
         agent_run = live.run
         service.runner.release(live)
         assert agent_run is not None

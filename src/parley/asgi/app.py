@@ -5,40 +5,48 @@ version, with the agent card, a health check and the ASGI lifespan protocol.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import get_args
 from urllib.parse import quote
 
 from parley.asgi.calls import Settings, answer_version, logger, to_a2a_error
 from parley.asgi.card import WELL_KNOWN_PATHS, CardMode, Cards, serve_card
+from parley.asgi.guard import Refused, allowed_host_names, check_host, check_site
 from parley.asgi.http import Disconnected, Exchange, Receive, Request, Scope, Send
 from parley.asgi.jsonrpc import serve_jsonrpc
 from parley.asgi.rest import serve_rest
 from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
-from parley.server.context import AnonymousAuthenticator, Authenticator
+from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
+from parley.wire import jsonrpc
 from parley.wire.errors import rest_error
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 
 HEALTH_PATH = "/healthz"
-_ANONYMOUS = AnonymousAuthenticator()
 
 
 class A2AApp:
     """The ASGI application `build_app` returns (http and lifespan scopes)."""
 
-    def __init__(self, settings: Settings, jsonrpc_path: str, cards: Cards) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        jsonrpc_path: str,
+        cards: Cards,
+        allowed_hosts: frozenset[str] | None = None,
+    ) -> None:
         self.settings = settings
         self.jsonrpc_path = quote(jsonrpc_path, safe="/:@!$&'()*+,;=~")
         self.cards = cards
+        self.allowed_hosts = allowed_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
             await self._http(Exchange(scope, receive, send, Request.from_scope(scope)))
         elif kind == "lifespan":
-            await _lifespan(self.settings.handler, receive, send)
+            await lifespan((self.settings.handler,), receive, send)
         elif kind == "websocket":
             await send({"type": "websocket.close", "code": 1000})
 
@@ -48,6 +56,8 @@ class A2AApp:
             await self._route(exchange)
         except Disconnected:
             return
+        except Refused as refused:
+            await self._refuse(exchange, refused)
         except Exception as exc:
             error = to_a2a_error(exc, "the ASGI app")
             if not exchange.started:
@@ -55,9 +65,14 @@ class A2AApp:
                 await exchange.respond_json(500, body)
 
     async def _route(self, exchange: Exchange) -> None:
+        """Every path but health needs an allowed Host; a method (not the card) needs a
+        request no other site's page made (`parley.asgi.guard`)."""
         path, method = exchange.request.path, exchange.request.method
+        if path != HEALTH_PATH:
+            check_host(exchange.request.headers, self.allowed_hosts)
         if path == self.jsonrpc_path:
             if method == "POST":
+                check_site(exchange.request.headers)
                 await serve_jsonrpc(self.settings, exchange)
             elif method == "GET":  # the 0.3 TCK GETs the card's JSON-RPC `url`
                 await serve_card(self.cards, exchange)
@@ -71,7 +86,19 @@ class A2AApp:
             else:
                 await serve_card(self.cards, exchange)
         else:
+            check_site(exchange.request.headers)
             await serve_rest(self.settings, exchange)
+
+    async def _refuse(self, exchange: Exchange, refused: Refused) -> None:
+        """A guard's refusal with its HTTP status (JSON-RPC's too: the request never
+        became a call), in the error body of the binding the request was for."""
+        request = exchange.request
+        version = answer_version(request, self.settings.served)
+        if request.path == self.jsonrpc_path and request.method == "POST":
+            body = jsonrpc.failure(None, refused.error, version)
+        else:
+            _, body = rest_error(refused.error, version, http_status=refused.status)
+        await exchange.respond_json(refused.status, body, refused.headers)
 
     async def _not_allowed(self, exchange: Exchange, allowed: tuple[str, ...]) -> None:
         error = MethodNotFoundError(f"{exchange.request.method} is not allowed here")
@@ -89,16 +116,18 @@ async def _hook(handler: RequestHandler, name: str) -> None:
             await result
 
 
-async def _lifespan(handler: RequestHandler, receive: Receive, send: Send) -> None:
-    """Accept startup and shutdown, running the handler's hooks; a failing hook is
-    reported as `…failed` (the server then refuses to start or logs it)."""
+async def lifespan(handlers: Sequence[RequestHandler], receive: Receive, send: Send) -> None:
+    """Accept startup and shutdown, running the handlers' hooks (in order; shut down in
+    reverse); a failing hook is reported as `…failed` (the server then refuses to start
+    or logs it)."""
     while True:
         kind = (await receive())["type"]
         phase = kind.removeprefix("lifespan.")
         if phase not in ("startup", "shutdown"):
             continue
         try:
-            await _hook(handler, phase)
+            for handler in handlers if phase == "startup" else reversed(handlers):
+                await _hook(handler, phase)
         except Exception as exc:
             logger.exception("Lifespan %s failed", phase)
             await send({"type": f"lifespan.{phase}.failed", "message": repr(exc)})
@@ -112,11 +141,12 @@ def build_app(
     handler: RequestHandler,
     *,
     limits: Limits = DEFAULT_LIMITS,
-    authenticator: Authenticator = _ANONYMOUS,
+    authenticator: Authenticator | None = None,
     jsonrpc_path: str = "/",
     card_mode: CardMode = "hybrid",
     keepalive_seconds: float = 15.0,
     served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
+    allowed_hosts: Iterable[str] | None = None,
 ) -> A2AApp:
     """The ASGI app serving `handler`.
 
@@ -125,6 +155,9 @@ def build_app(
     1.0 + 0.3 card (`card_mode="hybrid"`) or the pure 1.0 one (`"v1"`). Health:
     `/healthz`. SSE streams send a comment after `keepalive_seconds` of silence (0: never).
     `served_versions`: the first is also the format of errors whose version is unknown.
+    `allowed_hosts`: the Host names (port ignored) the app answers to, on every path but
+    `/healthz` (others get 400: DNS rebinding); None (the default) or `*` answers any, as
+    an app behind a proxy or under several public names must.
     """
     served = tuple(dict.fromkeys(served_versions))
     if not served:
@@ -133,5 +166,8 @@ def build_app(
         raise ValueError("jsonrpc_path must start with '/'")
     if card_mode not in get_args(CardMode):
         raise ValueError(f"card_mode must be one of {get_args(CardMode)}")
-    settings = Settings(handler, limits, authenticator, keepalive_seconds, served)
-    return A2AApp(settings, jsonrpc_path, Cards(handler.card, card_mode))
+    settings = Settings(
+        handler, limits, authenticator_of(handler, authenticator), keepalive_seconds, served
+    )
+    hosts = allowed_host_names(allowed_hosts)
+    return A2AApp(settings, jsonrpc_path, Cards(handler.card, card_mode), hosts)

@@ -10,9 +10,15 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parley.asgi.http import Request
+from parley.asgi.http import Exchange, Request
 from parley.model import Model, StreamEvent
-from parley.protocol.errors import A2AError, InternalError, VersionNotSupportedError
+from parley.protocol.errors import (
+    A2AError,
+    InternalError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+    VersionNotSupportedError,
+)
 from parley.protocol.negotiation import (
     EXTENSIONS_HEADERS,
     Version,
@@ -22,7 +28,8 @@ from parley.protocol.negotiation import (
 )
 from parley.protocol.operations import OperationSpec
 from parley.protocol.validation import check_ids
-from parley.server.context import Authenticator, CallContext
+from parley.server.auth.certificates import tls_client_certificate
+from parley.server.context import Authenticator, AuthRequest, CallContext, Caller
 from parley.server.handler import RequestHandler
 from parley.wire.limits import Limits
 
@@ -94,19 +101,47 @@ def resume_point(request: Request) -> int | None:
     return int(value)
 
 
-async def call_context(
-    settings: Settings, request: Request, version: Version, decode: Callable[[], Model]
-) -> tuple[CallContext, Model]:
-    """Authenticate and negotiate extensions, then decode the request (a caller without
-    credentials learns nothing about its request's validity), check its ids (`check_ids`:
-    the same bound for every store) and build the call's context, whose tenant is the
-    decoded request's. Activated extensions: requested and declared
-    by the card (R-EXT-3); a declared `required` one not requested raises
-    ExtensionSupportRequiredError (R-CAP-2)."""
+async def authenticate(settings: Settings, exchange: Exchange) -> Caller:
+    """The caller, before anything of the request is read (a caller without credentials
+    learns nothing about its request's validity); an authenticator that fails otherwise
+    than by refusing is an InternalError."""
+    scope, request = exchange.scope, exchange.request
+    client = scope.get("client")
+    auth = AuthRequest(
+        transport="http",
+        method=request.method,
+        path=request.path,
+        headers=request.headers,
+        query=request.query,
+        peer_certificate=tls_client_certificate(scope),
+        client=f"{client[0]}:{client[1]}" if client else None,
+    )
     try:
-        caller = await settings.authenticator.authenticate(request.headers)
+        return await settings.authenticator.authenticate(auth)
+    except (UnauthenticatedError, PermissionDeniedError):
+        raise
     except Exception as exc:
         raise to_a2a_error(exc, "the authenticator") from None
+
+
+def error_headers(error: A2AError) -> list[tuple[str, str]]:
+    """`WWW-Authenticate` with the accepted schemes' challenges on a 401 (RFC 9110 §11.6.1)."""
+    if isinstance(error, UnauthenticatedError) and error.challenges:
+        return [("WWW-Authenticate", ", ".join(error.challenges))]
+    return []
+
+
+async def call_context(
+    settings: Settings,
+    request: Request,
+    version: Version,
+    decode: Callable[[], Model],
+    caller: Caller,
+) -> tuple[CallContext, Model]:
+    """Negotiate extensions, decode the request, check its ids (`check_ids`: the same
+    bound for every store) and build the call's context, whose tenant is the decoded
+    request's. Activated extensions: requested and declared by the card (R-EXT-3); a
+    declared `required` one not requested raises ExtensionSupportRequiredError (R-CAP-2)."""
     requested = requested_extensions(request)
     activated = activate_extensions(settings.handler.card.capabilities.extensions, requested)
     model_request = decode()

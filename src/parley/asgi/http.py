@@ -1,5 +1,5 @@
 """Plain ASGI plumbing: the scope/receive/send types, one request's parsed head, reading a
-body under the size limit, and sending whole responses.
+JSON body under the size limit, and sending whole responses.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
+from parley.asgi.guard import check_content_type, check_untyped_body
 from parley.protocol.negotiation import VERSION_HEADER
 from parley.wire.json import JSON, dumps, too_large
 from parley.wire.limits import Limits
@@ -98,9 +99,11 @@ class Exchange:
         await self.raw_send(message)
 
     async def read_body(self, limits: Limits) -> bytes:
-        """The whole body; InvalidRequestError past `limits.max_body_bytes` (a too large
-        Content-Length is refused before anything is read); Disconnected if the client
-        leaves."""
+        """The whole body, declared as JSON (`guard.Refused` otherwise: a body of another
+        Content-Type before it is read, a non-empty one without any after);
+        InvalidRequestError past `limits.max_body_bytes` (a too large Content-Length is
+        refused before anything is read); Disconnected if the client leaves."""
+        check_content_type(self.request.headers)
         declared = self.request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limits.max_body_bytes:
             raise too_large(int(declared), limits)
@@ -116,7 +119,9 @@ class Exchange:
                 raise too_large(size, limits)
             chunks.append(chunk)
             if not message.get("more_body", False):
-                return b"".join(chunks)
+                body = b"".join(chunks)
+                check_untyped_body(self.request.headers, body)
+                return body
 
     async def respond(
         self,

@@ -10,19 +10,28 @@ from parley.asgi import streaming
 from parley.asgi.calls import (
     Settings,
     answer_version,
+    authenticate,
     call_context,
     call_unary,
     echo_headers,
+    error_headers,
     open_stream,
     require_version,
 )
 from parley.asgi.http import Exchange
 from parley.model import StreamEvent
-from parley.protocol.errors import A2AError, MethodNotFoundError
+from parley.protocol.errors import (
+    A2AError,
+    MethodNotFoundError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+)
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
+from parley.server.context import Caller
 from parley.wire import codecs, jsonrpc, sse
 from parley.wire.codecs import JSONRPC
+from parley.wire.errors import spec_of
 from parley.wire.json import dumps, loads
 
 
@@ -35,16 +44,25 @@ class _Reply:
 
 
 async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
-    """Answer one POST. Every JSON-RPC response is HTTP 200 with `application/json`;
-    a notification (no `id`) is not executed and gets an empty 204."""
+    """Answer one POST. Every JSON-RPC response is HTTP 200 with `application/json`
+    but a refused caller's (401 with `WWW-Authenticate`, or 403: REFERENCE §6.3, before
+    the body is read); a notification (no `id`) is not executed and gets an empty 204."""
     reply = _Reply(None, answer_version(exchange.request, settings.served))
     try:
-        await _serve(settings, exchange, reply)
+        caller = await authenticate(settings, exchange)
+    except A2AError as err:
+        refused = isinstance(err, UnauthenticatedError | PermissionDeniedError)
+        status = spec_of(err).http_status if refused else 200
+        body = jsonrpc.failure(None, err, reply.version)
+        await exchange.respond_json(status, body, error_headers(err))
+        return
+    try:
+        await _serve(settings, exchange, reply, caller)
     except A2AError as err:
         await exchange.respond_json(200, jsonrpc.failure(reply.id, err, reply.version))
 
 
-async def _serve(settings: Settings, exchange: Exchange, reply: _Reply) -> None:
+async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: Caller) -> None:
     value = loads(await exchange.read_body(settings.limits), settings.limits)
     reply.id = jsonrpc.request_id_of(value)
     call = jsonrpc.parse_request(value)
@@ -63,7 +81,11 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply) -> None:
     codec = JSONRPC[version]
     params = {} if call.params is None else call.params
     ctx, request = await call_context(
-        settings, exchange.request, version, lambda: codec.decode_request(operation, params)
+        settings,
+        exchange.request,
+        version,
+        lambda: codec.decode_request(operation, params),
+        caller,
     )
     if not spec.streaming:
         result = await call_unary(settings.handler, spec, ctx, request)

@@ -15,9 +15,11 @@ from parley.asgi import streaming
 from parley.asgi.calls import (
     Settings,
     answer_version,
+    authenticate,
     call_context,
     call_unary,
     echo_headers,
+    error_headers,
     open_stream,
 )
 from parley.asgi.http import Exchange, Request
@@ -31,6 +33,7 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import VERSION_HEADER, Version, parse_version
 from parley.protocol.operations import OPERATIONS, OperationSpec
+from parley.server.context import Caller
 from parley.wire import sse
 from parley.wire.codecs import REST
 from parley.wire.errors import rest_error
@@ -174,23 +177,24 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
     """Answer one request on any path that is not the JSON-RPC URL, a card or health."""
     version = answer_version(exchange.request, settings.served)
     try:
+        caller = await authenticate(settings, exchange)
         version = parse_version(exchange.request.version_header, settings.served)
-        await _serve(settings, exchange, version)
+        await _serve(settings, exchange, version, caller)
     except _WrongVerbError as err:
         status, body = rest_error(err, version, http_status=405)
         await exchange.respond_json(status, body, [("Allow", ", ".join(err.allowed))])
     except A2AError as err:
         status, body = rest_error(err, version)
-        await exchange.respond_json(status, body)
+        await exchange.respond_json(status, body, error_headers(err))
 
 
-async def _serve(settings: Settings, exchange: Exchange, version: Version) -> None:
+async def _serve(settings: Settings, exchange: Exchange, version: Version, caller: Caller) -> None:
     request = exchange.request
     spec, parameters = find_route(version, request.method, request.path)
     codec = REST[version]
     payload = await _payload(settings, exchange, parameters)
     ctx, model_request = await call_context(
-        settings, request, version, lambda: codec.decode_request(spec.operation, payload)
+        settings, request, version, lambda: codec.decode_request(spec.operation, payload), caller
     )
     if not spec.streaming:
         result = await call_unary(settings.handler, spec, ctx, model_request)

@@ -64,7 +64,7 @@ def add_db_command(commands: Any) -> None:
         help="delete old finished tasks",
         description="Delete terminal tasks (completed, failed, canceled, rejected) last "
         "updated longer ago than --older-than, with their history, artifacts and push "
-        "configs.",
+        "configs, whichever agent they belong to.",
     )
     purge.add_argument(
         "--older-than",

@@ -6,16 +6,28 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import ipaddress
 import logging
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from parley.asgi import build_app
 from parley.cli.db import STORE_ENV, default_store
+from parley.cli.security import add_security_options, jwt_requested, security_from
+from parley.cli.tls import (
+    TlsFiles,
+    add_tls_options,
+    grpc_credentials,
+    mutual_tls_schemes,
+    tls_from,
+    uvicorn_options,
+)
 from parley.server.agent import Agent
+from parley.server.auth import Security
 from parley.server.service import AgentService
 from parley.server.stores import DEFAULT_STORE, describe, open_store
 
@@ -25,6 +37,8 @@ if TYPE_CHECKING:
     from parley.grpc import GrpcServer
 
 log = logging.getLogger("parley")
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
 
 def add_serve_command(commands: Any) -> None:
@@ -57,7 +71,18 @@ def add_serve_command(commands: Any) -> None:
         type=int,
         help="also serve gRPC (both versions' A2AService) on this port, and put it in the card",
     )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        dest="allowed_hosts",
+        metavar="HOST",
+        help="a Host name (port ignored) the HTTP server answers to, besides the --url host "
+        "(repeatable; '*': any). Default: on a loopback --host, localhost, 127.0.0.1 and [::1]; "
+        "else any",
+    )
     serve.add_argument("--log-level", default="info", help="log level (default info)")
+    add_security_options(serve)
+    add_tls_options(serve)
     serve.set_defaults(run=run_serve)
 
 
@@ -78,33 +103,78 @@ def load_target(spec: str) -> Any:
 
 
 def make_handler(
-    target: Any, url: str, *, store: str = "memory", grpc_address: str | None = None
+    target: Any,
+    url: str,
+    *,
+    store: str = "memory",
+    grpc_address: str | None = None,
+    security: Security | None = None,
 ) -> Any:
     """An AgentService for an Agent (its tasks in `store`, a store URL; its card with the
-    gRPC interfaces at `grpc_address`, if given); any other target as it is."""
+    gRPC interfaces at `grpc_address`, if given; callers authenticated by `security`, else
+    by the agent's own); any other target as it is."""
     if not isinstance(target, Agent):
         return target
     try:
         tasks, push_configs = open_store(store)
     except (ValueError, ImportError) as exc:
         raise SystemExit(f"parley serve: --store: {exc}") from None
-    card = target.card(url, grpc_address=grpc_address)
+    card = target.card(url, grpc_address=grpc_address, security=security)
     log.info("tasks are stored in %s", describe(store))
-    return AgentService(target.executor(), card, store=tasks, push_store=push_configs)
+    return AgentService(
+        target.executor(),
+        card,
+        store=tasks,
+        push_store=push_configs,
+        security=security or target.security,
+    )
 
 
 def is_handler(target: Any) -> bool:
     return hasattr(target, "card") and hasattr(target, "send_message")
 
 
+def is_loopback(host: str) -> bool:
+    """`localhost` or a loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(bind: str, url: str, given: Sequence[str] | None) -> list[str] | None:
+    """The Host names the HTTP server answers to (None: any): `--allowed-host`'s (`*`:
+    any), else on a loopback `--host` the loopback names, so that a web page cannot reach
+    the agent under a name of its own (DNS rebinding); with either, the `--url` host, which
+    the card gives clients. A server on another interface answers any Host unless told."""
+    if given:
+        names = list(given)
+    elif is_loopback(bind):
+        names = list(LOOPBACK_HOSTS)
+    else:
+        return None
+    if "*" in names:
+        return None
+    url_host = urlsplit(url).hostname
+    return list(dict.fromkeys([*names, url_host] if url_host else names))
+
+
 def make_app(
-    target: Any, url: str, card_mode: Literal["hybrid", "v1"], *, store: str = "memory"
+    target: Any,
+    url: str,
+    card_mode: Literal["hybrid", "v1"],
+    *,
+    store: str = "memory",
+    security: Security | None = None,
+    hosts: Sequence[str] | None = None,
 ) -> Any:
-    """An ASGI app for an Agent (its tasks in `store`, a store URL), an AgentService (or
-    any RequestHandler), or an app."""
-    target = make_handler(target, url, store=store)
+    """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
+    any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
+    target = make_handler(target, url, store=store, security=security)
     if is_handler(target):
-        return build_app(target, card_mode=card_mode)
+        return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
     if callable(target):
         return target
     raise SystemExit(f"parley serve: {target!r} is not an agent, handler or ASGI app")
@@ -117,31 +187,49 @@ def run_serve(arguments: argparse.Namespace) -> int:
         raise SystemExit(
             "parley serve needs the server extra: pip install 'parley-a2a[server]'"
         ) from None
-    url = arguments.url or f"http://{arguments.host}:{arguments.port}"
+    tls = tls_from(arguments)
+    scheme = "https" if tls else "http"
+    url = arguments.url or f"{scheme}://{arguments.host}:{arguments.port}"
     store = arguments.store or default_store()
     target = load_target(arguments.target)
     if arguments.store and not isinstance(target, Agent):
         log.warning(
             "--store applies to an Agent target only: %s keeps its own stores", arguments.target
         )
+    security = None
+    if isinstance(target, Agent):
+        extra = mutual_tls_schemes(tls, target.security)
+        security = security_from(arguments, target.security, extra)
+    elif arguments.api_key or arguments.bearer_tokens or jwt_requested(arguments):
+        raise SystemExit("parley serve: authentication options apply to an Agent target only")
     options = {
         "host": arguments.host,
         "port": arguments.port,
         "log_level": arguments.log_level,
         "timeout_graceful_shutdown": 10,
+        **uvicorn_options(tls),
     }
     if arguments.grpc_port is not None:
-        return _serve_with_grpc(target, url, arguments, store, options)
-    app = make_app(target, url, arguments.card, store=store)
+        return _serve_with_grpc(target, url, arguments, store, options, security=security, tls=tls)
+    hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
+    app = make_app(target, url, arguments.card, store=store, security=security, hosts=hosts)
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
     return 0
 
 
 def _serve_with_grpc(
-    target: Any, url: str, arguments: argparse.Namespace, store: str, options: dict[str, Any]
+    target: Any,
+    url: str,
+    arguments: argparse.Namespace,
+    store: str,
+    options: dict[str, Any],
+    *,
+    security: Security | None,
+    tls: TlsFiles | None = None,
 ) -> int:
-    """uvicorn and a gRPC server in one event loop, over one handler."""
+    """uvicorn and a gRPC server in one event loop, over one handler (over TLS too with
+    `tls`)."""
     import uvicorn  # noqa: PLC0415 - an optional extra, checked by run_serve
 
     try:
@@ -150,11 +238,15 @@ def _serve_with_grpc(
         raise SystemExit(f"parley serve: --grpc-port: {exc}") from None
     host = urlsplit(url).hostname or arguments.host
     grpc_address = f"{host}:{arguments.grpc_port}"
-    handler = make_handler(target, url, store=store, grpc_address=grpc_address)
+    handler = make_handler(target, url, store=store, grpc_address=grpc_address, security=security)
     if not is_handler(handler):
         raise SystemExit("parley serve: --grpc-port needs an agent or a request handler")
-    grpc_server = GrpcServer(handler, host=arguments.host, port=arguments.grpc_port)
-    app = build_app(handler, card_mode=arguments.card)
+    credentials = grpc_credentials(tls) if tls else None
+    grpc_server = GrpcServer(
+        handler, host=arguments.host, port=arguments.grpc_port, credentials=credentials
+    )
+    hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
+    app = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
     log.info("serving %s at %s", arguments.target, url)
     server, failures = with_grpc(uvicorn.Config(app, **options), grpc_server)
     server.run()

@@ -29,6 +29,8 @@ from parley.model import AgentCard, AgentInterface
 from parley.protocol.negotiation import Version
 
 if TYPE_CHECKING:
+    import grpc
+
     from parley.client.client import Client
 
 
@@ -55,12 +57,15 @@ def grpc_transport(
     auth: Auth | None,
     headers: Mapping[str, str] | None,
     connect_timeout: float,
+    credentials: grpc.ChannelCredentials | None = None,
 ) -> Transport:
     """`parley.client.grpc.GrpcTransport` (the grpc extra); gRPC has its own channel, and
-    connects when first called (an unreachable server fails that call at once)."""
+    connects when first called (an unreachable server fails that call at once).
+    `credentials` (TLS roots, a client certificate) are bound with `functools.partial`:
+    `transports={**TRANSPORTS, GRPC_BINDING: partial(grpc_transport, credentials=…)}`."""
     from parley.client.grpc import GrpcTransport  # noqa: PLC0415 - the grpc extra
 
-    return GrpcTransport(url, version, auth=auth, headers=headers)
+    return GrpcTransport(url, version, auth=auth, headers=headers, credentials=credentials)
 
 
 TRANSPORTS: Mapping[str, TransportFactory] = {

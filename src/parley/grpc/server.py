@@ -12,16 +12,18 @@ import grpc
 
 from parley.grpc.servicer import A2AServicer, Settings
 from parley.protocol.negotiation import Version
-from parley.server.context import AnonymousAuthenticator, Authenticator
+from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
 from parley.wire.limits import DEFAULT_LIMITS, Limits
-
-_ANONYMOUS = AnonymousAuthenticator()
 
 
 class GrpcServer:
     """A gRPC server for `handler` at `host:port` (port 0: any free port; `port` is
-    the bound one once started). Use `async with`, or `start` and `stop`."""
+    the bound one once started). Use `async with`, or `start` and `stop`.
+
+    `credentials`: serve TLS (`grpc.ssl_server_credentials`; with `root_certificates`
+    and `require_client_auth=True`, mutual TLS: the verified client certificate reaches
+    the authenticator as `AuthRequest.peer_certificate`); None: plaintext."""
 
     def __init__(
         self,
@@ -29,18 +31,20 @@ class GrpcServer:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        authenticator: Authenticator = _ANONYMOUS,
+        authenticator: Authenticator | None = None,
         limits: Limits = DEFAULT_LIMITS,
         served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
         grace_seconds: float = 5.0,
+        credentials: grpc.ServerCredentials | None = None,
     ) -> None:
         if not served_versions:
             raise ValueError("served_versions must name at least one version")
         self.host = host
         self.port = port
         self.grace_seconds = grace_seconds
+        self.credentials = credentials
         served = tuple(dict.fromkeys(served_versions))
-        settings = Settings(handler, authenticator, served)
+        settings = Settings(handler, authenticator_of(handler, authenticator), served)
         self.servicers = [A2AServicer(settings, v) for v in served]
         self._options = [
             ("grpc.max_receive_message_length", limits.max_body_bytes),
@@ -60,7 +64,10 @@ class GrpcServer:
             raise RuntimeError("the gRPC server is already started")
         server = grpc.aio.server(options=self._options)
         server.add_generic_rpc_handlers([servicer.rpc_handler() for servicer in self.servicers])
-        self.port = server.add_insecure_port(self.address)
+        if self.credentials is None:
+            self.port = server.add_insecure_port(self.address)
+        else:
+            self.port = server.add_secure_port(self.address, self.credentials)
         await server.start()
         self._server = server
         return self.port
@@ -95,7 +102,7 @@ async def serve_grpc(
     port: int,
     host: str = "127.0.0.1",
     *,
-    authenticator: Authenticator = _ANONYMOUS,
+    authenticator: Authenticator | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> None:
     """Serve `handler` over gRPC on `host:port` until cancelled, then stop gracefully."""

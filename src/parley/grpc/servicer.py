@@ -20,7 +20,12 @@ import grpc
 
 from parley.grpc.errors import status_of, to_a2a_error
 from parley.model import Model, StreamEvent
-from parley.protocol.errors import A2AError, VersionNotSupportedError
+from parley.protocol.errors import (
+    A2AError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+    VersionNotSupportedError,
+)
 from parley.protocol.negotiation import (
     EXTENSIONS_HEADERS,
     VERSION_HEADER,
@@ -31,7 +36,7 @@ from parley.protocol.negotiation import (
 )
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, OperationSpec
 from parley.protocol.validation import check_ids
-from parley.server.context import Authenticator, CallContext
+from parley.server.context import Authenticator, AuthRequest, CallContext, Caller
 from parley.server.handler import RequestHandler
 from parley.wire.codecs import GRPC
 from parley.wire.protobuf import Proto, parse
@@ -58,6 +63,17 @@ def metadata_headers(context: Context) -> dict[str, str]:
         if isinstance(value, str) and not key.endswith("-bin"):
             headers[key] = f"{headers[key]},{value}" if key in headers else value
     return headers
+
+
+def peer_certificate(context: Context) -> dict[str, object] | None:
+    """The verified client certificate's subject as `ssl.getpeercert()` shapes it, from the
+    call's auth context (mutual TLS); None without one."""
+    pem = next(iter(context.auth_context().get("x509_pem_cert", ())), None)
+    if pem is None:
+        return None
+    from parley.server.auth.certificates import certificate_dict  # noqa: PLC0415
+
+    return certificate_dict(pem)
 
 
 async def _close(events: AsyncIterator[StreamEvent]) -> None:
@@ -122,10 +138,7 @@ class A2AServicer:
         credentials learns nothing about its request's validity) and check the ids."""
         headers = metadata_headers(context)
         version = self._version(headers)
-        try:
-            caller = await self.settings.authenticator.authenticate(headers)
-        except Exception as exc:
-            raise to_a2a_error(exc, "the authenticator") from None
+        caller = await self._authenticate(spec, headers, context)
         names = (name.lower() for name in EXTENSIONS_HEADERS.values())
         requested = parse_extensions(headers[name] for name in names if name in headers)
         card = self.settings.handler.card
@@ -142,6 +155,26 @@ class A2AServicer:
             headers=headers,
         )
         return ctx, request
+
+    async def _authenticate(
+        self, spec: OperationSpec, headers: Mapping[str, str], context: Context
+    ) -> Caller:
+        """The caller, from the metadata and the verified client certificate (mutual TLS)."""
+        method = spec.bindings[self.version].grpc_method
+        auth = AuthRequest(
+            transport="grpc",
+            method=method,
+            path=f"/{self.service}/{method}",
+            headers=headers,
+            peer_certificate=peer_certificate(context),
+            client=context.peer(),
+        )
+        try:
+            return await self.settings.authenticator.authenticate(auth)
+        except (UnauthenticatedError, PermissionDeniedError):
+            raise
+        except Exception as exc:
+            raise to_a2a_error(exc, "the authenticator") from None
 
     async def _echo(self, ctx: CallContext, context: Context) -> None:
         if ctx.activated_extensions:

@@ -14,7 +14,9 @@
     ├── InvalidAgentResponseError            the agent produced a non-conforming response
     ├── ExtendedAgentCardNotConfiguredError  the capability is declared, no card is configured
     ├── ExtensionSupportRequiredError        a required extension was not requested
-    └── VersionNotSupportedError             the requested `A2A-Version` is not served
+    ├── VersionNotSupportedError             the requested `A2A-Version` is not served
+    ├── UnauthenticatedError                 no valid credentials (HTTP 401)
+    └── PermissionDeniedError                authenticated, but not allowed (HTTP 403)
 
 Server and client raise and catch the same classes; `parley.wire.errors` maps each
 to its JSON-RPC code, HTTP status and gRPC status. No I/O here.
@@ -130,6 +132,32 @@ class VersionNotSupportedError(A2AError):
     default_message = "Protocol version not supported"
 
 
+class UnauthenticatedError(A2AError):
+    """The request carries no credentials the agent accepts. `challenges` are the
+    `WWW-Authenticate` challenges of the schemes that would be accepted (RFC 9110 §11.6.1)."""
+
+    default_message = "Authentication required"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        challenges: tuple[str, ...] = (),
+        metadata: Mapping[str, str] | None = None,
+        field_violations: tuple[FieldViolation, ...] = (),
+        data: JSONValue = None,
+    ) -> None:
+        super().__init__(message, metadata=metadata, field_violations=field_violations, data=data)
+        self.challenges = challenges
+
+
+class PermissionDeniedError(A2AError):
+    """The caller is authenticated but may not do this (a skill's scopes, the extended card).
+    Never used for another caller's task: that one is TaskNotFoundError (DESIGN 8)."""
+
+    default_message = "Permission denied"
+
+
 ALL_ERRORS: tuple[type[A2AError], ...] = (
     JSONParseError,
     InvalidRequestError,
@@ -145,6 +173,8 @@ ALL_ERRORS: tuple[type[A2AError], ...] = (
     ExtendedAgentCardNotConfiguredError,
     ExtensionSupportRequiredError,
     VersionNotSupportedError,
+    UnauthenticatedError,
+    PermissionDeniedError,
 )
 """Every concrete error class; the error table must cover each one."""
 

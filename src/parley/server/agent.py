@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -32,10 +32,13 @@ from parley.model import (
     AgentProvider,
     AgentSkill,
     Message,
+    SecurityRequirement,
     TaskState,
 )
-from parley.protocol.errors import InvalidAgentResponseError
+from parley.protocol.errors import InvalidAgentResponseError, PermissionDeniedError
 from parley.protocol.negotiation import Version
+from parley.server.auth.security import Security
+from parley.server.context import CallContext
 from parley.server.execution import EventSink, RequestContext
 from parley.server.task_context import Failed, Rejected, TaskContext
 from parley.wire.cards import GRPC_BINDING, grpc_url
@@ -64,6 +67,7 @@ class _Session:
     """One running agent function, possibly suspended waiting for the user."""
 
     context: TaskContext
+    scopes: frozenset[str] = frozenset()
     driver: asyncio.Task[None] | None = None
     paused: asyncio.Event = field(default_factory=asyncio.Event)
     error: BaseException | None = None
@@ -77,9 +81,28 @@ class FunctionExecutor:
     the reply arrives, the task is canceled, or the executor is closed.
     """
 
-    def __init__(self, route: Callable[[RequestContext], AgentFunction]) -> None:
+    def __init__(
+        self,
+        route: Callable[[RequestContext], AgentFunction],
+        scopes: Callable[[Message, Mapping[str, Any] | None], frozenset[str]] | None = None,
+    ) -> None:
         self._route = route
+        self._scopes = scopes or _no_scopes
         self._sessions: dict[str, _Session] = {}
+
+    def admit(
+        self, call: CallContext, message: Message, metadata: Mapping[str, Any] | None = None
+    ) -> None:
+        """PermissionDeniedError if the caller lacks the scopes of the skill the message
+        goes to: the suspended one it resumes, else the one it names or the default.
+        `AgentService` calls it before a task is created or a follow-up recorded."""
+        session = self._sessions.get(message.task_id) if message.task_id else None
+        needed = session.scopes if session is not None else self._scopes(message, metadata)
+        missing = needed - call.caller.scopes
+        if missing:
+            raise PermissionDeniedError(
+                f"This skill needs the scopes: {', '.join(sorted(missing))}"
+            )
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
         session = self._sessions.get(context.task_id)
@@ -97,9 +120,14 @@ class FunctionExecutor:
                 raise session.error
 
     def _start(self, context: RequestContext, events: EventSink) -> _Session:
+        self.admit(context.call, context.message, context.metadata)  # for other handlers too
         function = self._route(context)
         paused = asyncio.Event()
-        session = _Session(TaskContext(context, events, on_pause=paused.set), paused=paused)
+        session = _Session(
+            TaskContext(context, events, on_pause=paused.set),
+            scopes=self._scopes(context.message, context.metadata),
+            paused=paused,
+        )
         self._sessions[context.task_id] = session
         session.driver = asyncio.get_running_loop().create_task(self._drive(function, session))
         return session
@@ -141,6 +169,10 @@ class FunctionExecutor:
 
     def session_count(self) -> int:
         return len(self._sessions)
+
+
+def _no_scopes(message: Message, metadata: Mapping[str, Any] | None) -> frozenset[str]:
+    return frozenset()
 
 
 async def _finish(task: TaskContext, result: Any) -> None:
@@ -225,8 +257,12 @@ class Agent:
         provider: AgentProvider | None = None,
         documentation_url: str | None = None,
         extensions: Sequence[AgentExtension] = (),
+        security: Security | None = None,
     ) -> None:
         self.name = name
+        self.security = security
+        """The schemes callers authenticate with (None: everyone is anonymous); `card()`
+        declares them and `AgentService(..., security=agent.security)` enforces them."""
         self.description = description
         self.version = version
         self.capabilities = AgentCapabilities(
@@ -240,6 +276,7 @@ class Agent:
         self.documentation_url = documentation_url
         self.skills: list[AgentSkill] = []
         self._functions: dict[str, AgentFunction] = {}
+        self._scopes: dict[str, frozenset[str]] = {}
 
     def skill(
         self,
@@ -249,8 +286,14 @@ class Agent:
         description: str | None = None,
         tags: Sequence[str] = (),
         examples: Sequence[str] = (),
+        scopes: Sequence[str] = (),
     ) -> Callable[[AgentFunction], AgentFunction]:
-        """Register a function as a skill (the first one registered is the default)."""
+        """Register a function as a skill (the first one registered is the default).
+
+        `scopes`: what a caller needs besides authenticating (e.g. OAuth scopes of a
+        `JwtBearer` token) to run it. The card declares them on the skill, and a message
+        going to it from a caller without them is refused (PermissionDeniedError) before
+        any task is created."""
 
         def register(function: AgentFunction) -> AgentFunction:
             skill_id = id or function.__name__
@@ -265,6 +308,8 @@ class Agent:
                 )
             )
             self._functions[skill_id] = function
+            if scopes:
+                self._scopes[skill_id] = frozenset(scopes)
             return function
 
         return register
@@ -273,14 +318,23 @@ class Agent:
         """The function for a message: the skill its metadata names, else the first."""
         if not self._functions:
             raise InvalidAgentResponseError(f"Agent {self.name!r} has no skills")
-        for metadata in (context.message.metadata, context.metadata):
-            wanted = (metadata or {}).get(SKILL_METADATA_KEY)
+        return self._functions[self._skill_id(context.message, context.metadata)]
+
+    def _skill_id(self, message: Message, metadata: Mapping[str, Any] | None) -> str:
+        for where in (message.metadata, metadata):
+            wanted = (where or {}).get(SKILL_METADATA_KEY)
             if isinstance(wanted, str) and wanted in self._functions:
-                return self._functions[wanted]
-        return next(iter(self._functions.values()))
+                return wanted
+        return next(iter(self._functions))
+
+    def scopes_for(self, message: Message, metadata: Mapping[str, Any] | None) -> frozenset[str]:
+        """The scopes of the skill a message goes to (`skill(scopes=...)`)."""
+        if not self._scopes or not self._functions:
+            return frozenset()
+        return self._scopes.get(self._skill_id(message, metadata), frozenset())
 
     def executor(self) -> FunctionExecutor:
-        return FunctionExecutor(self.route)
+        return FunctionExecutor(self.route, self.scopes_for)
 
     def card(
         self,
@@ -288,11 +342,14 @@ class Agent:
         *,
         bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
         grpc_address: str | None = None,
+        security: Security | None = None,
         **changes: Any,
     ) -> AgentCard:
         """The agent card for an agent served at `url`: every binding in 1.0, then 0.3,
         with gRPC at `grpc_address` (`host:port`) if given; a streaming agent declares
-        the stream-resume extension (`STREAM_RESUME`)."""
+        the stream-resume extension (`STREAM_RESUME`). It declares `security` (default:
+        the agent's own), and each skill's scopes as that skill's requirements."""
+        security = security or self.security
         capabilities = self.capabilities
         declared = {extension.uri for extension in capabilities.extensions}
         if capabilities.streaming and STREAM_RESUME_URI not in declared:
@@ -311,8 +368,29 @@ class Agent:
             capabilities=capabilities,
             default_input_modes=self.input_modes,
             default_output_modes=self.output_modes,
-            skills=tuple(self.skills),
+            skills=tuple(_declared(skill, security, self._scopes) for skill in self.skills),
             provider=self.provider,
             documentation_url=self.documentation_url,
         )
+        if security is not None:
+            card = security.apply(card)
         return replace(card, **changes) if changes else card
+
+
+def _declared(
+    skill: AgentSkill, security: Security | None, scopes: Mapping[str, frozenset[str]]
+) -> AgentSkill:
+    """A skill with scopes requires them in each of the agent's alternatives, on the
+    alternative's first scheme (the scopes are checked pooled, as `Security` pools them)."""
+    needed = scopes.get(skill.id)
+    if security is None or not needed:
+        return skill
+    requirements = []
+    for alternative in security.alternatives:
+        first = next(iter(alternative))
+        schemes = {
+            name: tuple(sorted({*listed, *needed})) if name == first else listed
+            for name, listed in alternative.items()
+        }
+        requirements.append(SecurityRequirement(schemes=schemes))
+    return replace(skill, security_requirements=tuple(requirements))

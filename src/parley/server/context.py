@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from parley.protocol.negotiation import Version
 
@@ -46,14 +46,63 @@ class CallContext:
         return (self.tenant, self.caller.id)
 
 
-class Authenticator(Protocol):
-    """Turns request headers into a Caller, or raises (real schemes arrive later)."""
+@dataclass(frozen=True, slots=True)
+class AuthRequest:
+    """What an authenticator may look at: the whole request but its body.
 
-    async def authenticate(self, headers: Mapping[str, str]) -> Caller: ...
+    `transport` is "http", "grpc" or "memory" (`InMemoryTransport`); `method` the HTTP verb
+    or the gRPC method; `path` the HTTP path or the gRPC method's full name; `headers` have
+    lower-case names (gRPC text metadata as headers); `query` keeps repeated keys;
+    `peer_certificate` is the verified TLS client certificate as `ssl.getpeercert()` gives
+    it (None without mutual TLS); `client` the peer's address, when known.
+    """
+
+    transport: str
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    query: tuple[tuple[str, str], ...] = ()
+    peer_certificate: Mapping[str, Any] | None = None
+    client: str | None = None
+
+    def cookie(self, name: str) -> str | None:
+        """A cookie's value (RFC 6265 `Cookie` header), or None."""
+        header = self.headers.get("cookie")
+        if not header:
+            return None
+        for pair in header.split(";"):
+            key, sep, value = pair.strip().partition("=")
+            if sep and key == name:
+                return value.strip().strip('"')
+        return None
+
+    def query_value(self, name: str) -> str | None:
+        return next((value for key, value in self.query if key == name), None)
+
+
+class Authenticator(Protocol):
+    """Turns a request into a Caller before any handler runs (DESIGN 14), or raises
+    UnauthenticatedError (no acceptable credentials: 401) or PermissionDeniedError (403).
+    `parley.server.auth.Security` is the built-in one; any object with this method can
+    replace it."""
+
+    async def authenticate(self, request: AuthRequest) -> Caller: ...
 
 
 class AnonymousAuthenticator:
     """The default: every caller is the same anonymous principal."""
 
-    async def authenticate(self, headers: Mapping[str, str]) -> Caller:
+    async def authenticate(self, request: AuthRequest) -> Caller:
         return Caller()
+
+
+ANONYMOUS_AUTHENTICATOR = AnonymousAuthenticator()
+
+
+def authenticator_of(handler: object, given: Authenticator | None = None) -> Authenticator:
+    """The authenticator a binding uses: the one it was given, else the handler's own
+    (`AgentService.authenticator`, built from its `Security`), else anonymous."""
+    if given is not None:
+        return given
+    own: Authenticator | None = getattr(handler, "authenticator", None)
+    return own if own is not None else ANONYMOUS_AUTHENTICATOR

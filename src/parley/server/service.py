@@ -1,5 +1,6 @@
 """`AgentService`: the request handler every binding calls — one method per operation,
-binding-agnostic, scoped by the caller's (tenant, caller) before any lookup.
+binding-agnostic, scoped by the agent's namespace and the caller's (tenant, caller) before
+any lookup.
 """
 
 from __future__ import annotations
@@ -34,16 +35,19 @@ from parley.protocol.errors import (
     InternalError,
     TaskNotCancelableError,
     TaskNotFoundError,
+    UnauthenticatedError,
     UnsupportedOperationError,
 )
 from parley.protocol.operations import Operation, require_capability
+from parley.server.auth.security import Security
 from parley.server.broker import Broker, EventBroker, EventStream, StreamPosition, Subscription
-from parley.server.context import CallContext
+from parley.server.context import ANONYMOUS, Authenticator, CallContext
 from parley.server.execution import AgentExecutor
 from parley.server.live import LiveTask
 from parley.server.runner import TaskRunner
+from parley.server.stores import namespaces
 from parley.server.stores import startup as store_startup
-from parley.server.stores.base import PushConfigStore, StoredTask, TaskStore
+from parley.server.stores.base import PushConfigStore, Scope, StoredTask, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
 
 
@@ -53,7 +57,16 @@ def _not_found(task_id: str) -> TaskNotFoundError:
 
 
 class AgentService:
-    """The standard RequestHandler over an executor, a task store and a broker."""
+    """The standard RequestHandler over an executor, a task store and a broker.
+
+    `namespace` keeps this agent's tasks apart from those of other agents sharing its
+    stores: every store read and write is scoped by it as well as by the caller's
+    (tenant, caller). By default it is the card's name, so two agents of one name
+    sharing a store share their tasks. `namespace=""` scopes by (tenant, caller) only,
+    as before agents had namespaces: the tasks stored then are found there, and only
+    there. A namespace with a control character, or over
+    `namespaces.MAX_NAMESPACE_BYTES`, is a ValueError.
+    """
 
     def __init__(
         self,
@@ -65,8 +78,17 @@ class AgentService:
         broker: Broker | None = None,
         extended_card: AgentCard | None = None,
         max_parts: int = validation.DEFAULT_MAX_PARTS,
+        namespace: str | None = None,
+        security: Security | None = None,
     ) -> None:
+        if security is not None:  # the cards declare what the authenticator checks
+            card = security.apply(card)
+            extended_card = security.apply(extended_card) if extended_card else None
+        self.security = security
+        self.authenticator: Authenticator | None = security
         self._card = card
+        self.namespace = namespaces.check_namespace(card.name if namespace is None else namespace)
+        self._prefix = namespaces.prefix(self.namespace)
         self.store = store if store is not None else InMemoryTaskStore()
         self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
         self.broker = broker if broker is not None else EventBroker()
@@ -78,10 +100,16 @@ class AgentService:
     def card(self) -> AgentCard:
         return self._card
 
+    def store_scope(self, ctx: CallContext) -> Scope:
+        """The scope this service reads and writes a call's tasks under in its stores: the
+        caller's (tenant, caller) in this agent's namespace (`ctx.scope` when that is
+        empty). What to pass to `store` when reaching it directly."""
+        return (self._prefix + ctx.tenant, ctx.caller.id)
+
     async def startup(self) -> None:
         """Open the stores (connect, migrate) and apply the restart policy: tasks a previous
-        process left SUBMITTED or WORKING are failed (`stores.recovery`)."""
-        await store_startup.start(self.store, self.push_store, self.runner.clock())
+        process of this agent left SUBMITTED or WORKING are failed (`stores.recovery`)."""
+        await store_startup.start(self.store, self.push_store, self.runner.clock(), self.namespace)
 
     async def shutdown(self) -> None:
         try:
@@ -146,21 +174,25 @@ class AgentService:
         self, ctx: CallContext, request: SendMessageRequest, *, eager: bool, subscribe: bool = False
     ) -> tuple[LiveTask, Subscription | None]:
         message = request.message
+        scope = self.store_scope(ctx)
         if message.task_id:
-            live = await self._follow_up(ctx, message)
+            live = await self._follow_up(scope, message)
         else:
             task_id = self.runner.ids()
             context_id = message.context_id or self.runner.ids()
-            live = self.runner.acquire((*ctx.scope, task_id), context_id)
+            live = self.runner.acquire((*scope, task_id), context_id)
         subscription = self.runner.subscribe(live) if subscribe and not message.task_id else None
         try:
+            admit = getattr(self.runner.executor, "admit", None)
+            if admit is not None:  # e.g. a skill's scopes (`FunctionExecutor.admit`), checked
+                admit(ctx, message, request.metadata)  # once a follow-up's task is the caller's
             await self.runner.begin(ctx, request, live, eager=eager)
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no
                 # await since `begin` committed it: the agent's events all come after).
                 subscription = self.runner.subscribe(live, ((live.version, live.task),))
             if self._has_push(request) and live.task is not None:
-                await self._put_push(ctx, request, live.task.id)
+                await self._put_push(scope, request, live.task.id)
         except BaseException:
             if subscription is not None:
                 subscription.close()
@@ -171,16 +203,16 @@ class AgentService:
                 live.turn.release()
         return live, subscription
 
-    async def _follow_up(self, ctx: CallContext, message: Message) -> LiveTask:
+    async def _follow_up(self, scope: Scope, message: Message) -> LiveTask:
         """The task's live state, once it is this message's turn (the caller must
         `begin` and then leave `live.turn`)."""
-        live = self.runner.acquire((*ctx.scope, message.task_id))
+        live = self.runner.acquire((*scope, message.task_id))
         try:
             await live.turn.acquire()  # follow-ups of one task take turns
             while live.run is not None and not live.run.done():
                 await asyncio.wait({live.run})  # one run at a time per task
             async with live.lock:
-                stored = await self.runner.load(live, ctx.scope)
+                stored = await self.runner.load(live, scope)
             if stored is None:
                 raise _not_found(message.task_id)
             validation.check_follow_up(stored.task, message)
@@ -191,13 +223,11 @@ class AgentService:
             raise
         return live
 
-    async def _put_push(self, ctx: CallContext, request: SendMessageRequest, task_id: str) -> None:
+    async def _put_push(self, scope: Scope, request: SendMessageRequest, task_id: str) -> None:
         assert request.configuration is not None
         config = request.configuration.push_notification_config
         assert config is not None
-        await self.push_store.put(
-            ctx.scope, replace(config, task_id=task_id, id=config.id or task_id)
-        )
+        await self.push_store.put(scope, replace(config, task_id=task_id, id=config.id or task_id))
 
     @staticmethod
     def _shaped(task: Task, request: SendMessageRequest) -> Task:
@@ -208,22 +238,22 @@ class AgentService:
     # ----------------------------------------------------------------- tasks
 
     async def _stored(
-        self, ctx: CallContext, task_id: str, history_length: int | None = None
+        self, scope: Scope, task_id: str, history_length: int | None = None
     ) -> StoredTask:
-        stored = await self.store.get(ctx.scope, task_id, history_length=history_length)
+        stored = await self.store.get(scope, task_id, history_length=history_length)
         if stored is None:
             raise _not_found(task_id)
         return stored
 
     async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
         validation.validate_get(request)
-        stored = await self._stored(ctx, request.id, request.history_length)
+        stored = await self._stored(self.store_scope(ctx), request.id, request.history_length)
         return stored.task
 
     async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
         validation.validate_list(request)
         size = paging.check_page_size(request.page_size)
-        page = await self.store.list(ctx.scope, request, size)
+        page = await self.store.list(self.store_scope(ctx), request, size)
         tasks = tuple(
             self._listed(task, request.history_length, bool(request.include_artifacts))
             for task in page.tasks
@@ -241,17 +271,18 @@ class AgentService:
         return task if include_artifacts else history.without_artifacts(task)
 
     async def cancel_task(self, ctx: CallContext, request: CancelTaskRequest) -> Task:
-        stored = await self._stored(ctx, request.id)
+        scope = self.store_scope(ctx)
+        stored = await self._stored(scope, request.id)
         if lifecycle.is_terminal(stored.task.status.state):
             raise TaskNotCancelableError(
                 f"Task {request.id} is already {stored.task.status.state.name}",
                 metadata={"taskId": request.id},
             )
-        live = self.runner.acquire((*ctx.scope, request.id), stored.task.context_id)
+        live = self.runner.acquire((*scope, request.id), stored.task.context_id)
         try:
             if live.task is None:
                 async with live.lock:
-                    await self.runner.load(live, ctx.scope)
+                    await self.runner.load(live, scope)
             return await self.runner.cancel(live)
         finally:
             self.runner.release(live)
@@ -265,11 +296,12 @@ class AgentService:
         self, ctx: CallContext, request: SubscribeToTaskRequest, position: StreamPosition
     ) -> AsyncGenerator[StreamEvent, None]:
         require_capability(self._card, Operation.SUBSCRIBE_TO_TASK)
-        await self._stored(ctx, request.id)
-        live = self.runner.acquire((*ctx.scope, request.id))
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.id)
+        live = self.runner.acquire((*scope, request.id))
         try:
             async with live.lock:
-                stored = await self.runner.load(live, ctx.scope)
+                stored = await self.runner.load(live, scope)
                 if stored is None:
                     raise _not_found(request.id)
                 if lifecycle.is_terminal(stored.task.status.state):
@@ -297,38 +329,51 @@ class AgentService:
     ) -> TaskPushNotificationConfig:
         require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
         validation.validate_push_config(request)
-        await self._stored(ctx, request.task_id)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
         config = replace(request, id=request.id or request.task_id, tenant=ctx.tenant)
-        await self.push_store.put(ctx.scope, config)
+        await self.push_store.put(scope, config)
         return config
 
     async def get_task_push_notification_config(
         self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
     ) -> TaskPushNotificationConfig:
         require_capability(self._card, Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
-        await self._stored(ctx, request.task_id)
-        config = await self.push_store.get(ctx.scope, request.task_id, request.id)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        config = await self.push_store.get(scope, request.task_id, request.id)
         if config is None:
             raise TaskNotFoundError(
                 f"Push notification config {request.id} of task {request.task_id} not found",
                 metadata={"taskId": request.task_id, "configId": request.id},
             )
-        return config
+        return self._as_put(config, ctx)
 
     async def list_task_push_notification_configs(
         self, ctx: CallContext, request: ListTaskPushNotificationConfigsRequest
     ) -> ListTaskPushNotificationConfigsResponse:
         require_capability(self._card, Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
-        await self._stored(ctx, request.task_id)
-        configs = await self.push_store.list(ctx.scope, request.task_id)
-        return ListTaskPushNotificationConfigsResponse(configs=configs)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        configs = await self.push_store.list(scope, request.task_id)
+        return ListTaskPushNotificationConfigsResponse(
+            configs=tuple(self._as_put(config, ctx) for config in configs)
+        )
 
     async def delete_task_push_notification_config(
         self, ctx: CallContext, request: DeleteTaskPushNotificationConfigRequest
     ) -> None:
         require_capability(self._card, Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
-        await self._stored(ctx, request.task_id)
-        await self.push_store.delete(ctx.scope, request.task_id, request.id)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        await self.push_store.delete(scope, request.task_id, request.id)
+
+    def _as_put(
+        self, config: TaskPushNotificationConfig, ctx: CallContext
+    ) -> TaskPushNotificationConfig:
+        """A stored config carries its store scope's tenant, the namespace included; the
+        caller gets its own tenant back."""
+        return replace(config, tenant=ctx.tenant) if self._prefix else config
 
     # ----------------------------------------------------------------- cards
 
@@ -336,6 +381,8 @@ class AgentService:
         self, ctx: CallContext, request: GetExtendedAgentCardRequest
     ) -> AgentCard:
         require_capability(self._card, Operation.GET_EXTENDED_AGENT_CARD)
+        if self.security is not None and ctx.caller.id == ANONYMOUS:
+            raise UnauthenticatedError("The extended agent card is for authenticated callers")
         if self.extended_card is None:
             raise ExtendedAgentCardNotConfiguredError()
         return self.extended_card

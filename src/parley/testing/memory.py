@@ -23,10 +23,8 @@ from parley.protocol.negotiation import (
 )
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.protocol.validation import check_ids
-from parley.server.context import AnonymousAuthenticator, Authenticator, CallContext
+from parley.server.context import Authenticator, AuthRequest, CallContext, authenticator_of
 from parley.server.handler import RequestHandler
-
-_ANONYMOUS = AnonymousAuthenticator()
 
 
 def _protocol_error(exc: Exception) -> A2AError:
@@ -44,7 +42,7 @@ class InMemoryTransport(BaseTransport):
     """Calls `handler` directly, as a client of protocol `version` would reach it.
 
     `auth` adds its headers to each call and `authenticator` turns them into the caller,
-    as a server's authenticator would (default: everyone is anonymous).
+    as a server's authenticator would (default: the handler's own, as a binding's).
     """
 
     def __init__(
@@ -53,13 +51,13 @@ class InMemoryTransport(BaseTransport):
         *,
         version: Version = Version.V1_0,
         auth: Auth | None = None,
-        authenticator: Authenticator = _ANONYMOUS,
+        authenticator: Authenticator | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
         self.handler = handler
         self._version = version
         self.auth = auth
-        self.authenticator = authenticator
+        self.authenticator = authenticator_of(handler, authenticator)
         self.headers = dict(headers or {})
 
     @property
@@ -86,7 +84,8 @@ class InMemoryTransport(BaseTransport):
             )
         headers = await self._headers(options)
         try:
-            caller = await self.authenticator.authenticate(headers)
+            auth = AuthRequest("memory", "POST", operation.value, headers)
+            caller = await self.authenticator.authenticate(auth)
         except Exception as exc:
             raise _protocol_error(exc) from None
         check_ids(request)

@@ -83,6 +83,14 @@ ERROR_TABLE: Mapping[type[e.A2AError], ErrorSpec] = {
     e.VersionNotSupportedError: ErrorSpec(
         -32009, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED", 400, "UNKNOWN"
     ),
+    # Credentials (REFERENCE §6.3): the spec leaves JSON-RPC a "custom error"; the codes
+    # and reasons are the official Go SDK's, and both HTTP bindings answer 401 / 403.
+    e.UnauthenticatedError: ErrorSpec(
+        -31401, 401, "UNAUTHENTICATED", "UNAUTHENTICATED", 401, "UNAUTHENTICATED"
+    ),
+    e.PermissionDeniedError: ErrorSpec(
+        -31403, 403, "PERMISSION_DENIED", "UNAUTHORIZED", 403, "PERMISSION_DENIED"
+    ),
 }
 
 BY_CODE: Mapping[int, type[e.A2AError]] = {s.jsonrpc_code: c for c, s in ERROR_TABLE.items()}
@@ -96,6 +104,8 @@ BY_HTTP_STATUS_V03: Mapping[int, type[e.A2AError]] = {
     501: e.UnsupportedOperationError,
     502: e.InvalidAgentResponseError,
     400: e.InvalidRequestError,
+    401: e.UnauthenticatedError,
+    403: e.PermissionDeniedError,
 }
 
 

@@ -14,7 +14,9 @@ import msgspec
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
 
 Scope = tuple[str, str]
-"""(tenant, caller id): the key prefix of everything a caller may see."""
+"""(tenant, caller id): the key prefix of everything a caller may see. `AgentService`
+puts its agent's namespace before the tenant (`namespaces`), so agents sharing a store
+have disjoint scopes; to a store, that is just another tenant."""
 
 
 class StaleWriteError(Exception):
@@ -107,7 +109,8 @@ class StoreOptions:
     """How a durable store behaves on `open()` (set from the store URL's query).
 
     `migrate`: apply pending migrations on open (else refuse a schema that is behind);
-    `recover`: on start, fail the tasks a previous process left SUBMITTED or WORKING;
+    `recover`: on start, fail the tasks a previous process of the same agent (namespace)
+    left SUBMITTED or WORKING;
     `retention`: purge terminal tasks last updated longer ago than this, every
     `purge_every`, while open (None: never; `parley db purge` does it on demand).
     """
@@ -121,10 +124,11 @@ class StoreOptions:
 class DurableTaskStore(TaskStore, Protocol):
     """A task store with a lifecycle: open (connect, migrate), recover, purge, close.
 
-    `recover(now)` moves every SUBMITTED or WORKING task (of every scope) to FAILED with
-    a status message and returns how many; `purge(older_than)` deletes the terminal
-    tasks last updated before `older_than` with their history, artifacts and push
-    configs, and returns how many tasks went.
+    `recover(now, namespace=)` moves every SUBMITTED or WORKING task of that agent
+    namespace (of every scope in it; None: of every namespace) to FAILED with a status
+    message and returns how many; `purge(older_than)` deletes the terminal tasks last
+    updated before `older_than`, in every namespace (retention is the database's), with
+    their history, artifacts and push configs, and returns how many tasks went.
     """
 
     @property
@@ -138,7 +142,7 @@ class DurableTaskStore(TaskStore, Protocol):
 
     async def schema_status(self) -> SchemaStatus: ...
 
-    async def recover(self, now: datetime) -> int: ...
+    async def recover(self, now: datetime, *, namespace: str | None = None) -> int: ...
 
     async def purge(self, older_than: datetime) -> int: ...
 

@@ -103,13 +103,13 @@ class InMemoryTaskStore:
     async def schema_status(self) -> SchemaStatus:
         return SchemaStatus(current=0, latest=0)
 
-    async def recover(self, now: datetime) -> int:
+    async def recover(self, now: datetime, *, namespace: str | None = None) -> int:
         active = [
             key
             for key, stored in self._tasks.items()
             if stored.task.status.state in lifecycle.ACTIVE
         ]
-        return await recovery.fail_interrupted(self, active, now)
+        return await recovery.fail_interrupted(self, active, now, namespace)
 
     async def purge(self, older_than: datetime) -> int:
         gone = [

@@ -237,12 +237,13 @@ class PostgresTaskStore(DurableLifecycle):
 
     # ----------------------------------------------------------------- restart, retention
 
-    async def recover(self, now: datetime) -> int:
+    async def recover(self, now: datetime, *, namespace: str | None = None) -> int:
         async with self.database.connection() as connection:
             found = await connection.fetch(
                 f"SELECT tenant, owner, id FROM tasks WHERE state IN {sql_list(ACTIVE_STATES)}"
             )
-        return await recovery.fail_interrupted(self, [(r[0], r[1], r[2]) for r in found], now)
+        keys = [(r[0], r[1], r[2]) for r in found]
+        return await recovery.fail_interrupted(self, keys, now, namespace)
 
     async def purge(self, older_than: datetime) -> int:
         purged = 0

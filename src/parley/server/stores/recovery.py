@@ -1,6 +1,7 @@
 """The restart policy: a task a previous process left SUBMITTED or WORKING has no agent
 running it any more, so on start it is failed with a status message saying why, folded
-and saved like any other event (its previous status message goes to history).
+and saved like any other event (its previous status message goes to history). Only the
+starting agent's tasks: another agent sharing the store may be running its own.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from parley.protocol import folding, lifecycle
+from parley.server.stores import namespaces
 from parley.server.stores.base import Scope, StaleWriteError, TaskStore
 
 RESTART_MESSAGE = "The server restarted while this task was running"
@@ -19,11 +21,17 @@ _ATTEMPTS = 5
 
 
 async def fail_interrupted(
-    store: TaskStore, keys: Iterable[tuple[str, str, str]], now: datetime
+    store: TaskStore,
+    keys: Iterable[tuple[str, str, str]],
+    now: datetime,
+    namespace: str | None = None,
 ) -> int:
-    """Fail each (tenant, caller, task id) that is still active; return how many were."""
+    """Fail each (tenant, caller, task id) of `namespace` (None: of any) that is still
+    active; return how many were."""
     failed = 0
     for tenant, caller, task_id in keys:
+        if namespace is not None and not namespaces.owns(namespace, tenant):
+            continue
         if await _fail((tenant, caller), task_id, store, now):
             failed += 1
     return failed

@@ -248,13 +248,13 @@ class SqliteTaskStore(DurableLifecycle):
 
     # ----------------------------------------------------------------- restart, retention
 
-    async def recover(self, now: datetime) -> int:
+    async def recover(self, now: datetime, *, namespace: str | None = None) -> int:
         active = await self.database.run(
             lambda connection: connection.execute(
                 f"SELECT tenant, owner, id FROM tasks WHERE state IN {sql_list(ACTIVE_STATES)}"
             ).fetchall()
         )
-        return await recovery.fail_interrupted(self, active, now)
+        return await recovery.fail_interrupted(self, active, now, namespace)
 
     async def purge(self, older_than: datetime) -> int:
         cut = rows.micros(older_than)

@@ -13,9 +13,12 @@ from parley.server.stores.base import PushConfigStore, TaskStore
 log = logging.getLogger("parley.server.stores")
 
 
-async def start(store: TaskStore, push_store: PushConfigStore, now: datetime) -> int:
-    """Open both stores, then fail the tasks a previous process left running (unless
-    the store's options say not to); return how many were failed."""
+async def start(
+    store: TaskStore, push_store: PushConfigStore, now: datetime, namespace: str | None = None
+) -> int:
+    """Open both stores, then fail the tasks of agent `namespace` (None: of every agent) a
+    previous process left running, unless the store's options say not to; return how
+    many were failed."""
     for each in _distinct(store, push_store):
         open_ = getattr(each, "open", None)
         if open_ is not None:
@@ -24,7 +27,7 @@ async def start(store: TaskStore, push_store: PushConfigStore, now: datetime) ->
     recover = getattr(store, "recover", None)
     if recover is None or options is None or not options.recover:
         return 0
-    failed: int = await recover(now)
+    failed: int = await recover(now, namespace=namespace)
     if failed:
         log.warning("failed %d tasks left running by the previous process", failed)
     return failed

@@ -38,9 +38,10 @@ def open_store(url: str, *, clock: Callable[[], datetime] = utc_now) -> Stores:
 
     Query parameters: `migrate=false` (refuse a schema that is behind instead of
     migrating it on open), `recover=false` (leave SUBMITTED/WORKING tasks alone on start,
-    e.g. when several servers share one database), `retention=30d` with `purge_every=1h`
-    (purge terminal tasks that old while open); SQLite: `synchronous=normal` (faster
-    commits, not durable across a machine crash); PostgreSQL: `schema=name`,
+    e.g. when several replicas of one agent share one database: agents of different
+    namespaces never recover each other's), `retention=30d` with `purge_every=1h` (purge
+    terminal tasks that old while open, whichever agent's); SQLite: `synchronous=normal`
+    (faster commits, not durable across a machine crash); PostgreSQL: `schema=name`,
     `pool_min_size`, `pool_max_size`, and anything asyncpg accepts (e.g. `sslmode`).
     ValueError for a URL that names no store; ImportError (naming the extra) when the
     backend's driver is missing.

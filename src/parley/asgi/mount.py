@@ -1,0 +1,93 @@
+"""`mount_agents`: several agents on one server, each under its own sub-path (DESIGN 15).
+
+`/NAME/...` goes to agent NAME's app with `/NAME` added to the scope's `root_path`, so the
+agent sees its usual routes: its card at `/NAME/.well-known/agent-card.json`, JSON-RPC at
+`/NAME/`, HTTP+JSON under `/NAME/…`. Each agent's card names those URLs, so a client that
+follows the card (R-CARD-5..8) reaches the right agent without anything else to know.
+`GET /` lists the agents and their cards; `/healthz` answers for the server.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from urllib.parse import quote
+
+from parley.asgi.app import HEALTH_PATH, A2AApp, lifespan
+from parley.asgi.http import Receive, Scope, Send
+from parley.wire.json import JSON, dumps
+
+NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")
+"""An agent's name in its path: lower-case letters, digits, `_ . -`, at most 63."""
+
+
+def check_name(name: str) -> str:
+    """`name` if it can be a path segment of its own; ValueError naming the rule otherwise."""
+    if not NAME.fullmatch(name) or name in (".", ".."):
+        raise ValueError(
+            f"agent name {name!r}: use lower-case letters, digits, '_', '.' or '-' "
+            "(at most 63, starting with a letter or digit)"
+        )
+    return name
+
+
+class Mounted:
+    """An ASGI app routing `/NAME/…` to each named agent's app."""
+
+    def __init__(self, apps: Mapping[str, A2AApp], base_url: str = "") -> None:
+        if not apps:
+            raise ValueError("mount at least one agent")
+        self.apps = {check_name(name): app for name, app in apps.items()}
+        self.base_url = base_url.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await lifespan([app.settings.handler for app in self.apps.values()], receive, send)
+            return
+        if kind != "http":
+            if kind == "websocket":
+                await send({"type": "websocket.close", "code": 1000})
+            return
+        root = scope.get("root_path", "")
+        raw = scope.get("raw_path") or quote(scope.get("path", "/")).encode()
+        path = raw.decode("latin-1").split("?", 1)[0]
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        name, _, _ = path.lstrip("/").partition("/")
+        app = self.apps.get(name)
+        if app is not None:
+            await app({**scope, "root_path": f"{root}/{name}"}, receive, send)
+        elif path in ("", "/") and scope["method"] == "GET":
+            await _json(send, 200, self._index())
+        elif path == HEALTH_PATH:
+            await _json(send, 200, {"status": "ok"})
+        else:
+            message = f"No agent here: the agents are under /{', /'.join(self.apps)}"
+            await _json(
+                send, 404, {"error": {"code": 404, "status": "NOT_FOUND", "message": message}}
+            )
+
+    def _index(self) -> JSON:
+        agents = [
+            {
+                "name": name,
+                "agentName": app.settings.handler.card.name,
+                "card": f"{self.base_url}/{name}/.well-known/agent-card.json",
+            }
+            for name, app in self.apps.items()
+        ]
+        return {"agents": agents}
+
+
+async def _json(send: Send, status: int, value: JSON) -> None:
+    body = dumps(value)
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def mount_agents(apps: Mapping[str, A2AApp], base_url: str = "") -> Mounted:
+    """One ASGI app serving each of `apps` under `/NAME` (see the module's docstring);
+    `base_url` (the server's public URL) makes the index's card links absolute."""
+    return Mounted(apps, base_url)

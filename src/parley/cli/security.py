@@ -1,0 +1,194 @@
+"""`parley serve`'s authentication options: API keys, bearer-token files and JWT bearer
+tokens (OAuth 2.0 / OpenID Connect), from flags or the environment, turned into the
+`Security` the served agent declares and enforces."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from parley.server.auth import ApiKeys, BearerTokens, JwtBearer, Scheme, Security
+from parley.server.auth.jwt import DEFAULT_ALGORITHMS
+from parley.server.auth.keys import LOCATIONS
+
+API_KEYS_ENV = "PARLEY_API_KEYS"
+"""`KEY:PRINCIPAL` pairs separated by commas or spaces: keys kept out of the command line."""
+
+
+def add_security_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "authentication", "callers must authenticate with one of these (default: anyone may call)"
+    )
+    group.add_argument(
+        "--api-key",
+        action="append",
+        default=[],
+        metavar="KEY:PRINCIPAL",
+        help=f"accept API key KEY as caller PRINCIPAL (repeatable; also ${API_KEYS_ENV})",
+    )
+    group.add_argument(
+        "--api-key-name",
+        default="X-API-Key",
+        metavar="NAME",
+        help="the header, query parameter or cookie carrying the key (default X-API-Key)",
+    )
+    group.add_argument(
+        "--api-key-in",
+        choices=LOCATIONS,
+        default="header",
+        help="where the key is sent (default header)",
+    )
+    group.add_argument(
+        "--bearer-tokens",
+        metavar="FILE",
+        help="accept the bearer tokens in FILE (lines: TOKEN PRINCIPAL [EXPIRES]; "
+        "TOKEN may be sha256:HEX); the file is read again when it changes",
+    )
+    add_jwt_options(group)
+    group.add_argument(
+        "--allow-anonymous",
+        action="store_true",
+        help="with the options above, still let callers without credentials in",
+    )
+
+
+def add_jwt_options(group: argparse._ArgumentGroup) -> None:
+    """OAuth 2.0 / OpenID Connect access tokens (JWTs): `JwtBearer`."""
+    group.add_argument(
+        "--jwks-url",
+        metavar="URL",
+        help="accept JWT bearer tokens signed by the keys at URL (https; fetched again "
+        "as the keys rotate)",
+    )
+    group.add_argument(
+        "--jwks-file",
+        metavar="FILE",
+        help="accept JWT bearer tokens signed by the keys in FILE (a JWKS, read again when "
+        "it changes)",
+    )
+    group.add_argument(
+        "--oidc-discovery-url",
+        metavar="URL",
+        help="accept JWT bearer tokens of the OpenID Connect provider whose discovery "
+        "document is at URL (its jwks_uri and issuer; declared in the card)",
+    )
+    group.add_argument(
+        "--jwt-issuer",
+        metavar="ISSUER",
+        help="the tokens' iss (needed with --jwks-url and --jwks-file; with "
+        "--oidc-discovery-url, the discovered issuer by default)",
+    )
+    group.add_argument(
+        "--jwt-audience",
+        action="append",
+        default=[],
+        metavar="AUDIENCE",
+        help="a value the tokens' aud must name: this agent's identifier at the issuer "
+        "(needed; repeatable: any one suffices)",
+    )
+    group.add_argument(
+        "--jwt-algorithm",
+        action="append",
+        default=[],
+        metavar="ALG",
+        help="an accepted signature algorithm (repeatable; default: "
+        f"{' '.join(DEFAULT_ALGORITHMS)})",
+    )
+    group.add_argument(
+        "--jwt-token-url",
+        metavar="URL",
+        help="declare an OAuth 2.0 client-credentials flow with this token endpoint in the card",
+    )
+    group.add_argument(
+        "--jwt-scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="a scope the card's OAuth 2.0 flow lists (repeatable; with --jwt-token-url)",
+    )
+
+
+def jwt_requested(arguments: argparse.Namespace) -> bool:
+    """Whether any JWT bearer option was given."""
+    return any(
+        getattr(arguments, name, None)
+        for name in ("jwks_url", "jwks_file", "oidc_discovery_url", "jwt_issuer", "jwt_audience")
+    )
+
+
+def jwt_scheme(arguments: argparse.Namespace) -> JwtBearer:
+    """The `JwtBearer` the JWT options describe; SystemExit saying what is missing."""
+    sources = {
+        "--jwks-url": arguments.jwks_url,
+        "--jwks-file": arguments.jwks_file,
+        "--oidc-discovery-url": arguments.oidc_discovery_url,
+    }
+    given = [option for option, value in sources.items() if value]
+    if len(given) != 1:
+        raise SystemExit(
+            "parley serve: JWT bearer tokens need one of --jwks-url, --jwks-file or "
+            f"--oidc-discovery-url{f' (got {given})' if given else ''}"
+        )
+    if not arguments.jwt_audience:
+        raise SystemExit("parley serve: JWT bearer tokens need --jwt-audience")
+    if not arguments.jwt_issuer and not arguments.oidc_discovery_url:
+        raise SystemExit(f"parley serve: {given[0]} needs --jwt-issuer")
+    return JwtBearer(
+        issuer=arguments.jwt_issuer or ...,
+        audience=arguments.jwt_audience,
+        jwks_url=arguments.jwks_url,
+        jwks_file=arguments.jwks_file,
+        discovery_url=arguments.oidc_discovery_url,
+        algorithms=arguments.jwt_algorithm or DEFAULT_ALGORITHMS,
+        token_url=arguments.jwt_token_url,
+        scopes={scope: scope for scope in arguments.jwt_scope} or None,
+    )
+
+
+def parse_api_keys(pairs: list[str]) -> dict[str, str]:
+    """`KEY:PRINCIPAL` pairs (the last colon splits) to a key → principal mapping."""
+    keys: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, principal = pair.strip().rpartition(":")
+        if not sep or not key or not principal:
+            raise SystemExit(f"parley serve: --api-key: expected KEY:PRINCIPAL, got {pair!r}")
+        keys[key] = principal
+    return keys
+
+
+def security_from(
+    arguments: argparse.Namespace, own: Security | None, extra: Sequence[Scheme] = ()
+) -> Security | None:
+    """The agent's own schemes (`Agent(security=…)`) and those the options add (`extra`:
+    those of other options, such as the TLS options' `MutualTls`); None when there are
+    none (everyone is anonymous)."""
+    pairs = [*arguments.api_key, *os.environ.get(API_KEYS_ENV, "").replace(",", " ").split()]
+    schemes: list[Scheme] = list(own.schemes.values()) if own is not None else []
+    try:
+        if pairs:
+            keys = parse_api_keys(pairs)
+            schemes.append(
+                ApiKeys(keys, name=arguments.api_key_name, location=arguments.api_key_in)
+            )
+        if arguments.bearer_tokens:
+            schemes.append(BearerTokens(file=arguments.bearer_tokens))
+        if jwt_requested(arguments):
+            schemes.append(jwt_scheme(arguments))
+        schemes.extend(extra)
+    except (OSError, ValueError, ImportError) as exc:
+        raise SystemExit(f"parley serve: {exc}") from None
+    if not schemes:
+        if arguments.allow_anonymous:
+            raise SystemExit(
+                "parley serve: --allow-anonymous needs --api-key, --bearer-tokens "
+                "or --tls-client-ca"
+            )
+        return None
+    if own is not None and len(schemes) == len(own.schemes) and not arguments.allow_anonymous:
+        return own
+    anonymous = arguments.allow_anonymous or (own is not None and own.anonymous)
+    added = [[scheme.name] for scheme in schemes[len(own.schemes) if own else 0 :]]
+    require: Any = None if own is None else [*own.alternatives, *added]
+    return Security(*schemes, require=require, anonymous=anonymous)

@@ -1,0 +1,310 @@
+"""Where `JwtBearer` gets its keys, against a real JWKS endpoint on 127.0.0.1: rotation
+without a restart, a bounded number of fetches whatever tokens arrive, coalesced fetches,
+the last good keys kept when the endpoint fails (logged once per run of failures), an
+unreachable or invalid key set refusing tokens with 401, OpenID Connect discovery, and
+key files read again when they change."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from parley.protocol.errors import UnauthenticatedError
+from parley.server.auth import JwtBearer
+from parley.server.auth.jwks import (
+    FileKeys,
+    RemoteKeys,
+    check_url,
+    max_age,
+    parse_jwks,
+)
+from parley.server.context import Caller
+from tests.auth.jwt_support import (
+    AUDIENCE,
+    ISSUER,
+    Endpoint,
+    claims,
+    jwks,
+    jwks_server,
+    rsa_key,
+)
+from tests.contracts.support import run
+
+OLD = rsa_key("2024-old")
+NEW = rsa_key("2025-new")
+
+
+def bearer_for(
+    endpoint: Endpoint, min_refresh_seconds: float = 30.0, cache_seconds: float = 300.0
+) -> JwtBearer:
+    return JwtBearer(
+        issuer=ISSUER,
+        audience=AUDIENCE,
+        jwks_url=endpoint.jwks_url,
+        min_refresh_seconds=min_refresh_seconds,
+        cache_seconds=cache_seconds,
+    )
+
+
+async def refusal(bearer: JwtBearer, token: str) -> str:
+    try:
+        await bearer.check(token)
+    except UnauthenticatedError as error:
+        return error.message
+    return "accepted"
+
+
+def test_keys_rotate_without_a_restart_and_fetches_stay_bounded() -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.2)
+
+        async def scenario() -> None:
+            assert (await bearer.check(OLD.sign(claims()))).id == f"{ISSUER}#alice"
+            for _ in range(20):  # cached: no more fetches
+                await bearer.check(OLD.sign(claims()))
+            assert endpoint.count() == 1
+            endpoint.body = jwks(NEW)  # the issuer rotates: the old key is gone
+            await asyncio.sleep(0.25)
+            caller = await bearer.check(NEW.sign(claims(sub="bob")))  # an unknown kid: refetch
+            assert caller.id == f"{ISSUER}#bob"
+            assert endpoint.count() == 2
+            assert "no key '2024-old'" in await refusal(bearer, OLD.sign(claims()))
+            # Forged kids, as fast as they come: at most one fetch per min_refresh_seconds.
+            started = time.monotonic()
+            for index in range(200):
+                assert "no key" in await refusal(bearer, rsa_key(f"forged-{index % 3}").sign({}))
+                await asyncio.sleep(0.002)
+            elapsed = time.monotonic() - started
+            assert endpoint.count() - 2 <= 1 + elapsed / 0.2
+
+        run(scenario())
+
+
+def test_concurrent_requests_share_one_fetch() -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        endpoint.delay = 0.2
+        bearer = bearer_for(endpoint)
+
+        async def scenario() -> list[Caller]:
+            tokens = [OLD.sign(claims(sub=f"user-{i}")) for i in range(30)]
+            return await asyncio.gather(*(bearer.check(token) for token in tokens))
+
+        callers = run(scenario())
+        assert len({caller.id for caller in callers}) == 30
+        assert endpoint.count() == 1
+
+
+def test_an_unreachable_key_set_refuses_with_401_and_logs_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    bearer = JwtBearer(
+        issuer=ISSUER,
+        audience=AUDIENCE,
+        jwks_url=f"http://127.0.0.1:{port}/jwks.json",
+        min_refresh_seconds=0.01,
+        timeout=1.0,
+    )
+
+    async def scenario() -> list[str]:
+        messages = []
+        for _ in range(5):
+            messages.append(await refusal(bearer, OLD.sign(claims())))
+            await asyncio.sleep(0.02)
+        return messages
+
+    with caplog.at_level(logging.INFO, "parley.auth"):
+        messages = run(scenario())
+    assert set(messages) == {
+        "The signing keys to check the token with are unavailable; try again later"
+    }
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1
+    assert "no keys yet" in errors[0].getMessage()
+    assert isinstance(bearer.keys, RemoteKeys)
+    assert bearer.keys.fetches == 5  # one attempt each, never a burst
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        (b"not json", 200),
+        (b'{"keys": "none"}', 200),
+        (b'{"keys": [{"kty": "RSA", "kid": "broken"}]}', 200),
+        (b'{"keys": []}', 200),
+        (b"[]", 200),
+        (b"", 500),
+        (b'{"keys": []}', 404),
+    ],
+)
+def test_an_invalid_key_set_keeps_the_last_good_keys(
+    body: bytes, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.05, cache_seconds=0.05)
+
+        async def scenario() -> list[str]:
+            answers = [await refusal(bearer, OLD.sign(claims()))]
+            endpoint.body, endpoint.status = body, status
+            for _ in range(4):
+                await asyncio.sleep(0.06)  # expired: each check tries the endpoint again
+                answers.append(await refusal(bearer, OLD.sign(claims())))
+            return answers
+
+        with caplog.at_level(logging.INFO, "parley.auth"):
+            answers = run(scenario())
+        assert answers == ["accepted"] * 5  # the kept keys still check tokens
+        assert endpoint.count() == 5
+        failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(failures) == 1
+        assert "keeping the last keys" in failures[0].getMessage()
+
+
+def test_an_invalid_key_set_from_the_start_refuses_tokens() -> None:
+    with jwks_server(b'{"keys": [{"kty": "EC"}]}') as endpoint:
+        bearer = bearer_for(endpoint)
+        assert "unavailable" in run(refusal(bearer, OLD.sign(claims())))
+
+
+def test_recovery_is_logged_and_max_age_is_honoured(caplog: pytest.LogCaptureFixture) -> None:
+    with jwks_server(b"oops") as endpoint:
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.05, cache_seconds=60)
+
+        async def scenario() -> list[str]:
+            answers = [await refusal(bearer, OLD.sign(claims()))]
+            endpoint.body, endpoint.cache_control = jwks(OLD), "public, max-age=0"
+            await asyncio.sleep(0.06)
+            answers.append(await refusal(bearer, OLD.sign(claims())))
+            await asyncio.sleep(0.06)  # max-age=0: kept only min_refresh_seconds
+            answers.append(await refusal(bearer, OLD.sign(claims())))
+            return answers
+
+        with caplog.at_level(logging.INFO, "parley.auth"):
+            answers = run(scenario())
+        assert answers[1:] == ["accepted", "accepted"]
+        assert endpoint.count() == 3
+        assert any("fetched again" in r.getMessage() for r in caplog.records)
+
+
+def test_discovery_finds_the_keys_and_the_issuer() -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        bearer = JwtBearer(audience=AUDIENCE, discovery_url=endpoint.discovery_url)
+        caller = run(bearer.check(OLD.sign(claims(iss=endpoint.url))))
+        assert caller.id == f"{endpoint.url}#alice"
+        assert "(iss)" in run(refusal(bearer, OLD.sign(claims())))  # ISSUER is not theirs
+        assert endpoint.count("/.well-known/openid-configuration") == 1
+        assert endpoint.count() == 1
+
+
+def test_discovery_with_the_wrong_issuer_yields_no_keys(caplog: pytest.LogCaptureFixture) -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        endpoint.discovery["issuer"] = "https://elsewhere.example"
+        bearer = JwtBearer(audience=AUDIENCE, discovery_url=endpoint.discovery_url)
+        with caplog.at_level(logging.INFO, "parley.auth"):
+            message = run(refusal(bearer, OLD.sign(claims(iss="https://elsewhere.example"))))
+        assert "unavailable" in message
+        assert "names issuer 'https://elsewhere.example'" in caplog.text
+        assert endpoint.count() == 0
+
+
+def test_discovery_with_a_given_issuer_and_a_trailing_slash() -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        endpoint.discovery["issuer"] = endpoint.url + "/"
+        derived = JwtBearer(audience=AUDIENCE, discovery_url=endpoint.discovery_url)
+        assert run(derived.check(OLD.sign(claims(iss=endpoint.url + "/")))).id.endswith("#alice")
+        given = JwtBearer(
+            issuer="https://other.example", audience=AUDIENCE, discovery_url=endpoint.discovery_url
+        )
+        assert "unavailable" in run(refusal(given, OLD.sign(claims(iss="https://other.example"))))
+
+
+def test_a_discovery_document_without_keys_is_refused() -> None:
+    with jwks_server(jwks(OLD)) as endpoint:
+        endpoint.discovery = {"issuer": endpoint.url, "jwks_uri": "http://keys.example/jwks"}
+        bearer = JwtBearer(audience=AUDIENCE, discovery_url=endpoint.discovery_url)
+        assert "unavailable" in run(refusal(bearer, OLD.sign(claims(iss=endpoint.url))))
+
+
+def test_a_key_file_is_read_again_when_it_changes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "jwks.json"
+    path.write_bytes(jwks(OLD))
+    bearer = JwtBearer(issuer=ISSUER, audience=AUDIENCE, jwks_file=path)
+
+    async def scenario() -> list[str]:
+        answers = [await refusal(bearer, OLD.sign(claims()))]
+        path.write_bytes(jwks(NEW))
+        os.utime(path, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+        await asyncio.sleep(1.05)  # files are checked at most once a second
+        answers.append(await refusal(bearer, NEW.sign(claims())))
+        answers.append(await refusal(bearer, OLD.sign(claims())))
+        path.write_text("{broken")
+        os.utime(path, ns=(time.time_ns(), time.time_ns() + 2_000_000))
+        await asyncio.sleep(1.05)
+        answers.append(await refusal(bearer, NEW.sign(claims())))
+        return answers
+
+    with caplog.at_level(logging.INFO, "parley.auth"):
+        answers = run(scenario())
+    assert answers[:2] == ["accepted", "accepted"]
+    assert "no key '2024-old'" in answers[2]
+    assert answers[3] == "accepted"  # a broken file keeps the last keys
+    assert "keeping the last keys" in caplog.text
+
+
+def test_a_bad_key_file_at_start_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "jwks.json"
+    path.write_text('{"keys": []}')
+    with pytest.raises(ValueError, match="no usable signature key"):
+        FileKeys(path)
+    with pytest.raises(FileNotFoundError):
+        FileKeys(tmp_path / "missing.json")
+
+
+def test_key_sets_skip_keys_they_cannot_use(caplog: pytest.LogCaptureFixture) -> None:
+    encryption = {**OLD.public(), "use": "enc", "kid": "enc"}
+    wrapping = {**OLD.public(), "key_ops": ["encrypt"], "kid": "wrap"}
+    broken = {"kty": "RSA", "kid": "broken"}
+    no_kid = {name: value for name, value in OLD.public().items() if name != "kid"}
+    document = json.dumps({"keys": [encryption, wrapping, broken, "x", NEW.public(), no_kid]})
+    with caplog.at_level(logging.WARNING, "parley.auth"):
+        keys = parse_jwks(document)
+    assert list(keys.by_kid) == [NEW.kid]
+    assert len(keys.every) == 2
+    assert "broken" in caplog.text
+    assert keys.find(None, "RS256", "RSA") is None  # two RSA keys: a token must name one
+    assert keys.find("2025-new", "RS256", "RSA") is not None
+    assert keys.find("2025-new", "ES256", "EC") is None
+    only = parse_jwks(json.dumps({"keys": [no_kid]}))
+    assert only.find(None, "RS256", "RSA") is not None
+    assert only.find(None, "PS256", "RSA") is not None
+    pinned = parse_jwks(json.dumps({"keys": [{**no_kid, "alg": "RS256"}]}))
+    assert pinned.find(None, "PS256", "RSA") is None  # the key names its algorithm
+
+
+def test_urls_and_cache_headers() -> None:
+    assert check_url("https://idp.example/keys") == "https://idp.example/keys"
+    assert check_url("http://localhost:8080/keys")
+    assert check_url("http://[::1]/keys")
+    assert check_url("http://idp.internal/keys", allow_http=True)
+    for bad in ("http://idp.example/keys", "ftp://idp.example/keys", "https:///keys", "keys"):
+        with pytest.raises(ValueError, match="https"):
+            check_url(bad)
+    assert max_age("public, max-age=3600") == 3600
+    assert max_age('max-age="60", must-revalidate') == 60
+    assert max_age("no-store") is None
+    assert max_age(None) is None
+    with pytest.raises(ValueError, match="one of them"):
+        RemoteKeys()
+    with pytest.raises(ValueError, match="min_refresh_seconds"):
+        RemoteKeys("https://idp.example/keys", cache_seconds=1, min_refresh_seconds=5)
