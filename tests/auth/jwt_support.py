@@ -8,6 +8,7 @@ import base64
 import json
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -76,9 +77,11 @@ def jwks(*keys: SigningKey) -> bytes:
 
 
 def claims(**changes: Any) -> dict[str, Any]:
-    """Valid claims for ISSUER and AUDIENCE (a key set to None is left out)."""
+    """Valid claims for ISSUER and AUDIENCE (a key set to None is left out), with a
+    `jti` of their own: each token is new to the verifier (none is a remembered one)."""
     now = int(time.time())
     base: dict[str, Any] = {
+        "jti": uuid.uuid4().hex,
         "iss": ISSUER,
         "aud": AUDIENCE,
         "sub": "alice",

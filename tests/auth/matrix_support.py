@@ -61,7 +61,7 @@ CLIENT_AUTH: Mapping[str, Auth | None] = {
     "anonymous": None,
 }
 
-CALL_WAIT = 5.0
+CALL_WAIT = 3.0
 """Seconds a unary answer may take: a refusal is immediate, so this only ends a hang."""
 STREAM_WAIT = 2.0
 """Seconds a refused stream may take to end; one still open then was served."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,8 @@ INTRUDER_HOOK = "https://intruder.example/hook"
 OWNER_CONFIG = "owner-hook"
 """The push config id every owned task has: others try to read, replace and delete it."""
 OPTIONS = CallOptions(timeout=10)
+CONCURRENCY = 8
+"""Probes in flight at once."""
 
 
 @dataclass(frozen=True)
@@ -242,13 +244,20 @@ def attempts(task: Owned) -> Iterator[Attempt]:
 
 
 @dataclass
-class Matrix:
+class Findings:
     """The cases run so far, the leaks among them, and the owners' failed controls."""
 
-    served: Served
     cases: int = 0
     leaks: list[str] = field(default_factory=list)
     owner_failures: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Matrix:
+    """Probes and controls against one served agent, adding to the findings."""
+
+    served: Served
+    findings: Findings
     _missing: dict[Attempt, tuple[Answer, str, str]] = field(default_factory=dict)
 
     async def call(self, attempt: Attempt, task_id: str, context_id: str) -> Answer:
@@ -274,26 +283,38 @@ class Matrix:
         return answer.without(task_id, context_id), answer.code
 
     async def probe_all(self, task: Owned) -> None:
-        """Every other caller, every binding, every probe, against one task."""
-        for attempt in attempts(task):
-            self.cases += 1
-            answer = await self.call(attempt, task.task_id, task.context_id)
-            missing, missing_code = await self.missing(attempt)
-            seen = answer.without(task.task_id, task.context_id)
-            where = f"{task}: {attempt}"
-            if answer.code != attempt.expected:
-                self.leaks.append(f"{where}: answered {answer.code} (missing: {missing_code})")
-            elif seen != missing:
-                difference = first_difference(seen, missing)
-                self.leaks.append(f"{where}: unlike a missing id, {difference}")
-            elif attempt.probe.listing and (
-                task.task_id.encode() in answer.whole or task.context_id.encode() in answer.whole
-            ):
-                self.leaks.append(f"{where}: the list names the task or its context")
+        """Every other caller, every binding, every probe, against one task, a few at a
+        time (so calls that hang, if any, wait out their deadlines together)."""
+        limit = asyncio.Semaphore(CONCURRENCY)
+
+        async def limited(attempt: Attempt) -> None:
+            async with limit:
+                await self.probe(task, attempt)
+
+        async with asyncio.TaskGroup() as group:
+            for attempt in attempts(task):
+                group.create_task(limited(attempt))
+
+    async def probe(self, task: Owned, attempt: Attempt) -> None:
+        """One attempt on a task: answered as for a missing task and context, or a leak."""
+        self.findings.cases += 1
+        answer = await self.call(attempt, task.task_id, task.context_id)
+        missing, missing_code = await self.missing(attempt)
+        seen = answer.without(task.task_id, task.context_id)
+        where = f"{task}: {attempt}"
+        if answer.code != attempt.expected:
+            self.findings.leaks.append(f"{where}: answered {answer.code} (missing: {missing_code})")
+        elif seen != missing:
+            difference = first_difference(seen, missing)
+            self.findings.leaks.append(f"{where}: unlike a missing id, {difference}")
+        elif attempt.probe.listing and (
+            task.task_id.encode() in answer.whole or task.context_id.encode() in answer.whole
+        ):
+            self.findings.leaks.append(f"{where}: the list names the task or its context")
 
     async def expect(self, label: str, call: Awaitable[Any], check: Callable[[Any], bool]) -> Any:
         """One owner control: `call`'s result (or error) must pass `check`."""
-        self.cases += 1
+        self.findings.cases += 1
         try:
             outcome = await call
         except Exception as error:
@@ -303,7 +324,7 @@ class Matrix:
         except (AttributeError, TypeError, IndexError):  # an error where a result belongs
             passed = False
         if not passed:
-            self.owner_failures.append(f"{label}: {outcome!r:.300}")
+            self.findings.owner_failures.append(f"{label}: {outcome!r:.300}")
         return outcome
 
 
@@ -383,7 +404,7 @@ async def untouched(matrix: Matrix, task: Owned, state: TaskState, history: int)
     if isinstance(got, Task) and (
         len(got.history) != history or any(text_of(m) == "intruder" for m in got.history)
     ):
-        matrix.leaks.append(f"{task}: its history changed under the probes")
+        matrix.findings.leaks.append(f"{task}: its history changed under the probes")
     config = GetTaskPushNotificationConfigRequest(
         task_id=task.task_id, id=OWNER_CONFIG, tenant=task.owner.tenant
     )
@@ -542,10 +563,18 @@ async def history_of(served: Served, task: Owned) -> int:
 # ----------------------------------------------------------------------------- the matrix
 
 
-def report(matrix: Matrix) -> None:
-    assert matrix.leaks == [], "\n".join(["leaks:", *matrix.leaks])
-    assert matrix.owner_failures == [], "\n".join(["owners refused:", *matrix.owner_failures])
-    assert matrix.cases >= MINIMUM_CASES, matrix.cases
+def verify(scenario: Callable[[Findings], Coroutine[Any, Any, None]]) -> None:
+    """Run the scenario; no leaks, every owner control passed, enough cases. A scenario
+    that runs out of time (calls that hang are leaks too) reports what it found so far."""
+    findings = Findings()
+    try:
+        run(scenario(findings), TIMEOUT)
+    except TimeoutError:
+        findings.leaks.append(f"the matrix did not finish in {TIMEOUT:.0f} s: calls hung")
+    assert findings.leaks == [], "\n".join(["leaks:", *sorted(findings.leaks)])
+    failures = sorted(findings.owner_failures)
+    assert findings.owner_failures == [], "\n".join(["owners refused:", *failures])
+    assert findings.cases >= MINIMUM_CASES, findings.cases
 
 
 def test_finished_tasks_are_missing_to_everyone_but_their_owner(tmp_path: Path) -> None:
@@ -556,9 +585,9 @@ def test_finished_tasks_are_missing_to_everyone_but_their_owner(tmp_path: Path) 
         Vantage("bob", "", Version.V0_3),
     )
 
-    async def scenario() -> Matrix:
+    async def scenario(findings: Findings) -> None:
         async with serving(tmp_path) as served:
-            matrix = Matrix(served)
+            matrix = Matrix(served, findings)
             tasks = [
                 await own(
                     served,
@@ -577,17 +606,16 @@ def test_finished_tasks_are_missing_to_everyone_but_their_owner(tmp_path: Path) 
                     for binding in BINDINGS:
                         await sees(matrix, task, binding, vantage, TaskState.COMPLETED)
                         await finished(matrix, task, binding, vantage)
-            return matrix
 
-    report(run(scenario(), TIMEOUT))
+    verify(scenario)
 
 
 def test_live_tasks_and_open_streams_are_missing_to_everyone_but_their_owner(
     tmp_path: Path,
 ) -> None:
-    async def scenario() -> Matrix:
+    async def scenario(findings: Findings) -> None:
         async with serving(tmp_path) as served:
-            matrix = Matrix(served)
+            matrix = Matrix(served, findings)
             working = await holding(served, Vantage("carol", "acme", Version.V1_0))
             waiting = await interviewing(served, Vantage("alice", "", Version.V0_3))
             streams = [
@@ -612,6 +640,5 @@ def test_live_tasks_and_open_streams_are_missing_to_everyone_but_their_owner(
             await cancels(matrix, waiting.owner, interviewing)
             for task, stream, gate in streams:
                 await finishes(matrix, task, stream, gate)
-            return matrix
 
-    report(run(scenario(), TIMEOUT))
+    verify(scenario)

@@ -308,3 +308,31 @@ def test_urls_and_cache_headers() -> None:
         RemoteKeys()
     with pytest.raises(ValueError, match="min_refresh_seconds"):
         RemoteKeys("https://idp.example/keys", cache_seconds=1, min_refresh_seconds=5)
+
+
+def test_a_verified_token_is_remembered_for_a_while_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reused tokens skip the signature check (the bulk of the cost) for VERIFIED_SECONDS,
+    never past their expiry; a withdrawn key stops working once that window is over."""
+    from parley.server.auth import jwt as module  # noqa: PLC0415
+
+    with jwks_server(jwks(OLD)) as endpoint:
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.01, cache_seconds=0.01)
+        token, short = OLD.sign(claims()), OLD.sign(claims(exp=int(time.time()) - 1))
+
+        async def scenario() -> list[str]:
+            answers = [await refusal(bearer, token), await refusal(bearer, short)]
+            endpoint.body = jwks(NEW)  # the key is withdrawn (rotated)
+            await asyncio.sleep(0.02)  # and the cached key set is stale
+            answers.append(await refusal(bearer, token))  # remembered
+            answers.append(await refusal(bearer, OLD.sign(claims())))  # a new token
+            answers.append(await refusal(bearer, short))  # its expiry ended its stay
+            monkeypatch.setattr(module, "VERIFIED_SECONDS", 0.0)
+            bearer._verified.clear()
+            answers.append(await refusal(bearer, token))
+            return answers
+
+        answers = run(scenario())
+    assert answers[:3] == ["accepted"] * 3
+    assert [a.startswith("The issuer's key set has no key") for a in answers[3:]] == [True] * 3

@@ -51,6 +51,8 @@ class Recording:
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.service, name)
+        if not callable(method):  # e.g. the service's authenticator: as it is
+            return method
 
         async def call(ctx: CallContext, request: Any) -> Any:
             self.contexts.append(ctx)

@@ -10,11 +10,12 @@ follows the card (R-CARD-5..8) reaches the right agent without anything else to 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from urllib.parse import quote
 
 from parley.asgi.app import HEALTH_PATH, A2AApp, lifespan
-from parley.asgi.http import Receive, Scope, Send
+from parley.asgi.guard import Refused, allowed_host_names, check_host
+from parley.asgi.http import Receive, Request, Scope, Send
 from parley.wire.json import JSON, dumps
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")
@@ -34,11 +35,17 @@ def check_name(name: str) -> str:
 class Mounted:
     """An ASGI app routing `/NAME/…` to each named agent's app."""
 
-    def __init__(self, apps: Mapping[str, A2AApp], base_url: str = "") -> None:
+    def __init__(
+        self,
+        apps: Mapping[str, A2AApp],
+        base_url: str = "",
+        allowed_hosts: Iterable[str] | None = None,
+    ) -> None:
         if not apps:
             raise ValueError("mount at least one agent")
         self.apps = {check_name(name): app for name, app in apps.items()}
         self.base_url = base_url.rstrip("/")
+        self.allowed_hosts = allowed_host_names(allowed_hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -58,15 +65,34 @@ class Mounted:
         app = self.apps.get(name)
         if app is not None:
             await app({**scope, "root_path": f"{root}/{name}"}, receive, send)
-        elif path in ("", "/") and scope["method"] == "GET":
-            await _json(send, 200, self._index())
         elif path == HEALTH_PATH:
             await _json(send, 200, {"status": "ok"})
+        elif not self._host_allowed(scope):
+            await _json(
+                send,
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "status": "INVALID_ARGUMENT",
+                        "message": "This server does not answer to this host",
+                    }
+                },
+            )
+        elif path in ("", "/") and scope["method"] == "GET":
+            await _json(send, 200, self._index())
         else:
             message = f"No agent here: the agents are under /{', /'.join(self.apps)}"
             await _json(
                 send, 404, {"error": {"code": 404, "status": "NOT_FOUND", "message": message}}
             )
+
+    def _host_allowed(self, scope: Scope) -> bool:
+        try:
+            check_host(Request.from_scope(scope).headers, self.allowed_hosts)
+        except Refused:
+            return False
+        return True
 
     def _index(self) -> JSON:
         agents = [
@@ -87,7 +113,11 @@ async def _json(send: Send, status: int, value: JSON) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def mount_agents(apps: Mapping[str, A2AApp], base_url: str = "") -> Mounted:
+def mount_agents(
+    apps: Mapping[str, A2AApp], base_url: str = "", allowed_hosts: Iterable[str] | None = None
+) -> Mounted:
     """One ASGI app serving each of `apps` under `/NAME` (see the module's docstring);
-    `base_url` (the server's public URL) makes the index's card links absolute."""
-    return Mounted(apps, base_url)
+    `base_url` (the server's public URL) makes the index's card links absolute;
+    `allowed_hosts` guards the index as `build_app`'s guards an agent (each mounted app
+    keeps its own)."""
+    return Mounted(apps, base_url, allowed_hosts)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from parley.asgi import build_app
+from parley.asgi.mount import check_name, mount_agents
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.security import add_security_options, jwt_requested, security_from
 from parley.cli.tls import (
@@ -47,7 +48,13 @@ def add_serve_command(commands: Any) -> None:
         help="serve an agent",
         description="Serve an agent (an Agent, a request handler, or an ASGI app).",
     )
-    serve.add_argument("target", help="the agent, as module:attribute (e.g. examples.echo:agent)")
+    serve.add_argument(
+        "target",
+        nargs="+",
+        metavar="[NAME=]module:attribute",
+        help="the agent (e.g. examples.echo:agent); several as NAME=module:attribute, each "
+        "served under /NAME with its own card, tasks and security",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
@@ -80,6 +87,11 @@ def add_serve_command(commands: Any) -> None:
         "(repeatable; '*': any). Default: on a loopback --host, localhost, 127.0.0.1 and [::1]; "
         "else any",
     )
+    serve.add_argument(
+        "--namespace",
+        help="the agent's tasks in a shared store are kept under this name (default: the "
+        "agent's name; NAME with several agents; '' for tasks stored before namespaces)",
+    )
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     add_security_options(serve)
     add_tls_options(serve)
@@ -109,10 +121,12 @@ def make_handler(
     store: str = "memory",
     grpc_address: str | None = None,
     security: Security | None = None,
+    namespace: str | None = None,
 ) -> Any:
-    """An AgentService for an Agent (its tasks in `store`, a store URL; its card with the
-    gRPC interfaces at `grpc_address`, if given; callers authenticated by `security`, else
-    by the agent's own); any other target as it is."""
+    """An AgentService for an Agent (its tasks in `store`, a store URL, under `namespace`
+    (default: the agent's name); its card with the gRPC interfaces at `grpc_address`, if
+    given; callers authenticated by `security`, else by the agent's own); any other
+    target as it is."""
     if not isinstance(target, Agent):
         return target
     try:
@@ -121,13 +135,17 @@ def make_handler(
         raise SystemExit(f"parley serve: --store: {exc}") from None
     card = target.card(url, grpc_address=grpc_address, security=security)
     log.info("tasks are stored in %s", describe(store))
-    return AgentService(
-        target.executor(),
-        card,
-        store=tasks,
-        push_store=push_configs,
-        security=security or target.security,
-    )
+    try:
+        return AgentService(
+            target.executor(),
+            card,
+            store=tasks,
+            push_store=push_configs,
+            security=security or target.security,
+            namespace=namespace,
+        )
+    except ValueError as exc:
+        raise SystemExit(f"parley serve: {exc}") from None
 
 
 def is_handler(target: Any) -> bool:
@@ -169,10 +187,11 @@ def make_app(
     store: str = "memory",
     security: Security | None = None,
     hosts: Sequence[str] | None = None,
+    namespace: str | None = None,
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
     any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
-    target = make_handler(target, url, store=store, security=security)
+    target = make_handler(target, url, store=store, security=security, namespace=namespace)
     if is_handler(target):
         return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
     if callable(target):
@@ -191,6 +210,10 @@ def run_serve(arguments: argparse.Namespace) -> int:
     scheme = "https" if tls else "http"
     url = arguments.url or f"{scheme}://{arguments.host}:{arguments.port}"
     store = arguments.store or default_store()
+    named = named_targets(arguments.target)
+    if named is not None:
+        return _serve_many(named, url, arguments, store, tls)
+    arguments.target = arguments.target[0]
     target = load_target(arguments.target)
     if arguments.store and not isinstance(target, Agent):
         log.warning(
@@ -212,9 +235,82 @@ def run_serve(arguments: argparse.Namespace) -> int:
     if arguments.grpc_port is not None:
         return _serve_with_grpc(target, url, arguments, store, options, security=security, tls=tls)
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
-    app = make_app(target, url, arguments.card, store=store, security=security, hosts=hosts)
+    app = make_app(
+        target,
+        url,
+        arguments.card,
+        store=store,
+        security=security,
+        hosts=hosts,
+        namespace=arguments.namespace,
+    )
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
+    return 0
+
+
+def named_targets(targets: Sequence[str]) -> dict[str, str] | None:
+    """`NAME=module:attribute` targets by name; None for the single-agent form (one target
+    without a name). Several targets must all be named, each name once."""
+    if len(targets) == 1 and "=" not in targets[0].partition(":")[0]:
+        return None
+    named: dict[str, str] = {}
+    for target in targets:
+        name, sep, spec = target.partition("=")
+        if not sep or ":" in name:
+            raise SystemExit(
+                f"parley serve: several agents are given as NAME=module:attribute, got {target!r}"
+            )
+        try:
+            check_name(name)
+        except ValueError as exc:
+            raise SystemExit(f"parley serve: {exc}") from None
+        if name in named:
+            raise SystemExit(f"parley serve: two agents are named {name!r}")
+        named[name] = spec
+    return named
+
+
+def _serve_many(
+    named: dict[str, str],
+    url: str,
+    arguments: argparse.Namespace,
+    store: str,
+    tls: TlsFiles | None,
+) -> int:
+    """Each agent under `/NAME` of one HTTP server (`parley.asgi.mount`): its card names
+    its own URLs, its tasks are kept under the namespace NAME, its security is its own
+    plus the options'."""
+    import uvicorn  # noqa: PLC0415 - an optional extra, checked by run_serve
+
+    if arguments.grpc_port is not None:
+        raise SystemExit(
+            "parley serve: --grpc-port serves one agent; several agents are served over "
+            "JSON-RPC and HTTP+JSON, each under /NAME"
+        )
+    if arguments.namespace is not None:
+        raise SystemExit("parley serve: with several agents, each one's namespace is its NAME")
+    hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
+    apps = {}
+    for name, spec in named.items():
+        agent = load_target(spec)
+        if not isinstance(agent, Agent):
+            raise SystemExit(f"parley serve: {name}={spec} is not an Agent")
+        extra = mutual_tls_schemes(tls, agent.security)
+        security = security_from(arguments, agent.security, extra)
+        handler = make_handler(
+            agent, f"{url}/{name}", store=store, security=security, namespace=name
+        )
+        apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
+        log.info("serving %s at %s/%s", spec, url, name)
+    options = {
+        "host": arguments.host,
+        "port": arguments.port,
+        "log_level": arguments.log_level,
+        "timeout_graceful_shutdown": 10,
+        **uvicorn_options(tls),
+    }
+    uvicorn.run(mount_agents(apps, url, hosts), **options)
     return 0
 
 

@@ -50,6 +50,11 @@ SHARED_SECRET_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
 MAX_TOKEN_BYTES = 8192
 """A longer token is refused before it is parsed."""
 REALM = 'Bearer realm="a2a"'
+VERIFIED_SECONDS = 60.0
+"""How long a token that passed every check is trusted again without a new check (never
+past its `exp`): a key withdrawn from the issuer's set stops working within this time."""
+VERIFIED_TOKENS = 1024
+"""Most tokens remembered as verified (the oldest is forgotten first)."""
 
 
 class JwtBearer:
@@ -128,6 +133,7 @@ class JwtBearer:
         self._key_types = {alg: JWSRegistry.algorithms[alg].key_type for alg in self.algorithms}
         self._registry = _registry(self.algorithms, max_token_bytes)
         self._discovered: RemoteKeys | None = None
+        self._verified: dict[str, tuple[Caller, float]] = {}
         if keys is not None:
             self.keys = keys
         elif jwks_file is not None:
@@ -170,7 +176,23 @@ class JwtBearer:
 
     async def check(self, token: str) -> Caller:
         """The caller a token names; UnauthenticatedError (with the RFC 6750
-        `invalid_token` challenge) saying why it is refused."""
+        `invalid_token` challenge) saying why it is refused. A token that passed is
+        trusted again for `VERIFIED_SECONDS` (never past its expiry) without the
+        signature check, the bulk of the cost: a client reuses its token for every call."""
+        known = self._verified.get(token)
+        if known is not None:
+            caller, until = known
+            if time.time() < until:
+                return caller
+            del self._verified[token]
+        caller = await self._check(token)
+        if len(self._verified) >= VERIFIED_TOKENS:
+            del self._verified[next(iter(self._verified))]
+        expires = float(caller.claims["exp"])  # type: ignore[arg-type] # checked: a number
+        self._verified[token] = (caller, min(time.time() + VERIFIED_SECONDS, expires))
+        return caller
+
+    async def _check(self, token: str) -> Caller:
         from joserfc.errors import JoseError  # noqa: PLC0415 - the auth extra, only here
         from joserfc.jws import validate_compact  # noqa: PLC0415
 
