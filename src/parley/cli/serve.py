@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from parley.asgi import build_app
 from parley.asgi.mount import check_name, mount_agents
+from parley.cli.config import add_config_option, apply_config
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.security import add_security_options, jwt_requested, security_from
 from parley.cli.tls import (
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("parley")
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+_PARSERS: list[argparse.ArgumentParser] = []
+"""The `serve` command's parser, once added: `--config` fills its options."""
 
 
 def add_serve_command(commands: Any) -> None:
@@ -50,7 +53,8 @@ def add_serve_command(commands: Any) -> None:
     )
     serve.add_argument(
         "target",
-        nargs="+",
+        nargs="*",
+        default=[],
         metavar="[NAME=]module:attribute",
         help="the agent (e.g. examples.echo:agent); several as NAME=module:attribute, each "
         "served under /NAME with its own card, tasks and security",
@@ -95,7 +99,9 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     add_security_options(serve)
     add_tls_options(serve)
+    add_config_option(serve)
     serve.set_defaults(run=run_serve)
+    _PARSERS.append(serve)
 
 
 def load_target(spec: str) -> Any:
@@ -200,6 +206,13 @@ def make_app(
 
 
 def run_serve(arguments: argparse.Namespace) -> int:
+    if _PARSERS:
+        apply_config(arguments, _PARSERS[-1])
+    if not arguments.target:
+        raise SystemExit(
+            "parley serve: name the agent (module:attribute), on the command line or as "
+            "`target` in --config"
+        )
     try:
         import uvicorn  # noqa: PLC0415 - an optional extra, needed only here
     except ImportError:
