@@ -36,10 +36,12 @@ def jsonrpc_body(method: str, skill: str | None = None) -> bytes:
     return json.dumps(request, separators=(",", ":")).encode()
 
 
-def http_request(port: int, body: bytes) -> bytes:
+def http_request(port: int, body: bytes, headers: tuple[str, ...] = ()) -> bytes:
+    """One POST of `body`, with `headers` (`Name: value` lines, e.g. credentials) added."""
+    extra = "".join(f"{header}\r\n" for header in headers)
     head = (
         f"POST / HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
-        f"A2A-Version: 1.0\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"A2A-Version: 1.0\r\n{extra}Content-Length: {len(body)}\r\n\r\n"
     )
     return head.encode() + body
 
@@ -134,9 +136,11 @@ async def time_to_first_event(port: int, count: int) -> dict[str, object]:
     }
 
 
-async def send_many(port: int, count: int, concurrency: int) -> dict[str, object]:
+async def send_many(
+    port: int, count: int, concurrency: int, headers: tuple[str, ...] = ()
+) -> dict[str, object]:
     """`count` blocking SendMessage calls over `concurrency` keep-alive connections."""
-    request = http_request(port, jsonrpc_body("SendMessage"))
+    request = http_request(port, jsonrpc_body("SendMessage"), headers)
     remaining = count
     failures = 0
 
@@ -194,13 +198,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--header", action="append", default=[], help="add `Name: value` to each send"
+    )
     args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
     if args.command == "ttfe":
         print(json.dumps(uvloop.run(time_to_first_event(args.port, args.count))))
     elif args.command == "send":
-        print(json.dumps(uvloop.run(send_many(args.port, args.count, args.concurrency))))
+        sent = send_many(args.port, args.count, args.concurrency, tuple(args.header))
+        print(json.dumps(uvloop.run(sent)))
     else:
         uvloop.run(hold_streams(args.port, args.count))
 

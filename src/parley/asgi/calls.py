@@ -29,7 +29,14 @@ from parley.protocol.negotiation import (
 from parley.protocol.operations import OperationSpec
 from parley.protocol.validation import check_ids
 from parley.server.auth.certificates import tls_client_certificate
-from parley.server.context import Authenticator, AuthRequest, CallContext, Caller
+from parley.server.context import (
+    ANONYMOUS_AUTHENTICATOR,
+    ANONYMOUS_CALLER,
+    Authenticator,
+    AuthRequest,
+    CallContext,
+    Caller,
+)
 from parley.server.handler import RequestHandler
 from parley.wire.limits import Limits
 
@@ -105,6 +112,8 @@ async def authenticate(settings: Settings, exchange: Exchange) -> Caller:
     """The caller, before anything of the request is read (a caller without credentials
     learns nothing about its request's validity); an authenticator that fails otherwise
     than by refusing is an InternalError."""
+    if settings.authenticator is ANONYMOUS_AUTHENTICATOR:  # no security: nothing to read
+        return ANONYMOUS_CALLER
     scope, request = exchange.scope, exchange.request
     client = scope.get("client")
     auth = AuthRequest(

@@ -36,7 +36,14 @@ from parley.protocol.negotiation import (
 )
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, OperationSpec
 from parley.protocol.validation import check_ids
-from parley.server.context import Authenticator, AuthRequest, CallContext, Caller
+from parley.server.context import (
+    ANONYMOUS_AUTHENTICATOR,
+    ANONYMOUS_CALLER,
+    Authenticator,
+    AuthRequest,
+    CallContext,
+    Caller,
+)
 from parley.server.handler import RequestHandler
 from parley.wire.codecs import GRPC
 from parley.wire.protobuf import Proto, parse
@@ -160,6 +167,8 @@ class A2AServicer:
         self, spec: OperationSpec, headers: Mapping[str, str], context: Context
     ) -> Caller:
         """The caller, from the metadata and the verified client certificate (mutual TLS)."""
+        if self.settings.authenticator is ANONYMOUS_AUTHENTICATOR:  # no security
+            return ANONYMOUS_CALLER
         method = spec.bindings[self.version].grpc_method
         auth = AuthRequest(
             transport="grpc",

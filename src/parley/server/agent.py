@@ -96,6 +96,8 @@ class FunctionExecutor:
         """PermissionDeniedError if the caller lacks the scopes of the skill the message
         goes to: the suspended one it resumes, else the one it names or the default.
         `AgentService` calls it before a task is created or a follow-up recorded."""
+        if self._scopes is _no_scopes:
+            return
         session = self._sessions.get(message.task_id) if message.task_id else None
         needed = session.scopes if session is not None else self._scopes(message, metadata)
         missing = needed - call.caller.scopes
@@ -334,7 +336,9 @@ class Agent:
         return self._scopes.get(self._skill_id(message, metadata), frozenset())
 
     def executor(self) -> FunctionExecutor:
-        return FunctionExecutor(self.route, self.scopes_for)
+        """The executor of the skills registered so far; it checks skills' scopes only if
+        one of them has some (register skills before serving)."""
+        return FunctionExecutor(self.route, self.scopes_for if self._scopes else None)
 
     def card(
         self,

@@ -89,11 +89,14 @@ class Authenticator(Protocol):
     async def authenticate(self, request: AuthRequest) -> Caller: ...
 
 
+ANONYMOUS_CALLER = Caller()
+
+
 class AnonymousAuthenticator:
     """The default: every caller is the same anonymous principal."""
 
     async def authenticate(self, request: AuthRequest) -> Caller:
-        return Caller()
+        return ANONYMOUS_CALLER
 
 
 ANONYMOUS_AUTHENTICATOR = AnonymousAuthenticator()
