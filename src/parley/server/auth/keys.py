@@ -58,7 +58,8 @@ class ApiKeys:
         self.key_name = name
         self.location = location
         self.description = description or f"API key in the {location} {name!r}"
-        self._principals = {_key_digest(key): principal for key, principal in keys.items()}
+        self._header = name.lower()
+        self._callers = {_key_digest(key): Caller(id=principal) for key, principal in keys.items()}
 
     def declaration(self) -> APIKeySecurityScheme:
         return APIKeySecurityScheme(
@@ -70,17 +71,17 @@ class ApiKeys:
 
     async def verify(self, request: AuthRequest) -> Caller | None:
         if self.location == "header":
-            key = request.headers.get(self.key_name.lower())
+            key = request.headers.get(self._header)
         elif self.location == "query":
             key = request.query_value(self.key_name)
         else:
             key = request.cookie(self.key_name)
         if key is None:
             return None
-        principal = self._principals.get(_checked(key.strip(), "API key"))
-        if principal is None:
+        caller = self._callers.get(_checked(key.strip(), "API key"))
+        if caller is None:
             raise UnauthenticatedError("The API key is not valid")
-        return Caller(id=principal)
+        return caller
 
 
 def _key_digest(key: str) -> str:

@@ -125,7 +125,7 @@ class Security:
                     break
                 callers.append(caller)
             else:
-                return _combine(callers)
+                return callers[0] if len(callers) == 1 else _combine(callers)
         if refused is None and lacking:
             denied = PermissionDeniedError(f"Missing scopes: {', '.join(sorted(lacking))}")
             logger.info(
@@ -160,8 +160,6 @@ def _alternative(requirement: Requirement) -> dict[str, tuple[str, ...]]:
 
 
 def _combine(callers: list[Caller]) -> Caller:
-    if len(callers) == 1:
-        return callers[0]
     first = callers[0]
     scopes = frozenset().union(*(c.scopes for c in callers))
     claims: dict[str, object] = {}
