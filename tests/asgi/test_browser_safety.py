@@ -114,21 +114,31 @@ async def task_count(client: httpx.AsyncClient) -> int:
 
 
 def refusal(response: httpx.Response, call: Call, status: int) -> str:
-    """Check a refusal's status and spec-shaped body (JSON-RPC: -32600 with a null id;
-    REST 1.0: google.rpc.Status, reason INVALID_REQUEST; REST 0.3: a message); its text."""
+    """Check a refusal's status and spec-shaped body (JSON-RPC: a null id, -32005
+    ContentTypeNotSupportedError for a body that is not JSON — what the official TCK
+    expects (JSONRPC-SSE-002) — else -32600; REST 1.0: google.rpc.Status with the same
+    reason; REST 0.3: a message); its text."""
     assert response.status_code == status, response.text
+    code, reason = (
+        (-32005, "CONTENT_TYPE_NOT_SUPPORTED")
+        if status == 415
+        else (
+            -32600,
+            "INVALID_REQUEST",
+        )
+    )
     body = response.json()
     if call.jsonrpc:
         assert body["jsonrpc"] == "2.0"
         assert body["id"] is None
-        assert body["error"]["code"] == -32600
+        assert body["error"]["code"] == code
         if call.headers:
-            assert error_reason(body["error"]) == "INVALID_REQUEST"
+            assert error_reason(body["error"]) == reason
         return str(body["error"]["message"])
     if call.headers:
         assert body["error"]["code"] == status
         assert body["error"]["status"] == "INVALID_ARGUMENT"
-        assert error_reason(body["error"]) == "INVALID_REQUEST"
+        assert error_reason(body["error"]) == reason
         return str(body["error"]["message"])
     assert set(body) == {"message"}
     return str(body["message"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from parley.protocol.errors import InvalidRequestError
+from parley.protocol.errors import ContentTypeNotSupportedError, InvalidRequestError
 
 JSON_MEDIA_TYPES = frozenset({"application/json", "application/a2a+json"})
 """The bodies the bindings read: JSON-RPC's `application/json` and the `application/a2a+json`
@@ -50,7 +50,7 @@ def check_content_type(headers: Mapping[str, str]) -> None:
     value = headers.get("content-type")
     if value is None or value in JSON_MEDIA_TYPES or media_type(value) in JSON_MEDIA_TYPES:
         return
-    error = InvalidRequestError(
+    error = ContentTypeNotSupportedError(
         f"Content-Type {value[:_SHOWN]!r} is not accepted: send a JSON body as "
         "application/json or application/a2a+json",
         metadata={"contentType": value[:_SHOWN]},
@@ -62,7 +62,7 @@ def check_untyped_body(headers: Mapping[str, str], body: bytes) -> None:
     """Refuse (415) a body sent without a Content-Type. An empty body needs none: clients
     send a body-less POST (`POST /tasks/{id}:cancel`) without one."""
     if body and "content-type" not in headers:
-        error = InvalidRequestError(
+        error = ContentTypeNotSupportedError(
             "A request body needs a Content-Type: application/json or application/a2a+json"
         )
         raise Refused(415, error, _ACCEPT)
