@@ -26,6 +26,7 @@ from parley.client.grpc import GrpcTransport
 from parley.client.transport import Transport
 from parley.grpc import GrpcServer
 from parley.model import (
+    AgentCard,
     CancelTaskRequest,
     GetExtendedAgentCardRequest,
     GetTaskRequest,
@@ -240,3 +241,23 @@ def test_the_extended_card_needs_a_principal() -> None:
     extended = run(service.get_extended_agent_card(CallContext(caller=Caller("alice")), request))
     assert extended.security_schemes == service.card.security_schemes  # declared the same
     assert "apiKey" in extended.security_schemes
+
+
+def test_the_extended_card_can_be_tailored_per_principal() -> None:
+    agent = secured_agent()
+    capabilities = replace(agent.capabilities, extended_agent_card=True)
+    card = agent.card("http://a.example", capabilities=capabilities)
+
+    async def for_caller(caller: Caller) -> AgentCard:
+        return replace(card, description=f"for {caller.id}")
+
+    service = AgentService(
+        agent.executor(), card, extended_card=for_caller, security=agent.security
+    )
+    request = GetExtendedAgentCardRequest()
+    alice = run(service.get_extended_agent_card(CallContext(caller=Caller("alice")), request))
+    bob = run(service.get_extended_agent_card(CallContext(caller=Caller("bob")), request))
+    assert (alice.description, bob.description) == ("for alice", "for bob")
+    assert set(alice.security_schemes) == {"apiKey", "bearer"}  # declared as served
+    with pytest.raises(UnauthenticatedError):
+        run(service.get_extended_agent_card(CallContext(), request))

@@ -6,7 +6,8 @@ any lookup.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 from msgspec.structs import replace
 
@@ -41,7 +42,7 @@ from parley.protocol.errors import (
 from parley.protocol.operations import Operation, require_capability
 from parley.server.auth.security import Security
 from parley.server.broker import Broker, EventBroker, EventStream, StreamPosition, Subscription
-from parley.server.context import ANONYMOUS, Authenticator, CallContext
+from parley.server.context import ANONYMOUS, Authenticator, CallContext, Caller
 from parley.server.execution import AgentExecutor
 from parley.server.live import LiveTask
 from parley.server.runner import TaskRunner
@@ -56,6 +57,9 @@ def _not_found(task_id: str) -> TaskNotFoundError:
     return TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
 
 
+ExtendedCard = Callable[[Caller], AgentCard | Awaitable[AgentCard]]  # the caller's card
+
+
 class AgentService:
     """The standard RequestHandler over an executor, a task store and a broker.
 
@@ -66,6 +70,9 @@ class AgentService:
     as before agents had namespaces: the tasks stored then are found there, and only
     there. A namespace with a control character, or over
     `namespaces.MAX_NAMESPACE_BYTES`, is a ValueError.
+
+    `extended_card`: the card authenticated callers get (GetExtendedAgentCard), or a
+    function of the caller returning it (sync or async), to tailor it per principal.
     """
 
     def __init__(
@@ -76,14 +83,15 @@ class AgentService:
         store: TaskStore | None = None,
         push_store: PushConfigStore | None = None,
         broker: Broker | None = None,
-        extended_card: AgentCard | None = None,
+        extended_card: AgentCard | ExtendedCard | None = None,
         max_parts: int = validation.DEFAULT_MAX_PARTS,
         namespace: str | None = None,
         security: Security | None = None,
     ) -> None:
         if security is not None:  # the cards declare what the authenticator checks
             card = security.apply(card)
-            extended_card = security.apply(extended_card) if extended_card else None
+            if isinstance(extended_card, AgentCard):
+                extended_card = security.apply(extended_card)
         self.security = security
         self.authenticator: Authenticator | None = security
         self._card = card
@@ -385,4 +393,8 @@ class AgentService:
             raise UnauthenticatedError("The extended agent card is for authenticated callers")
         if self.extended_card is None:
             raise ExtendedAgentCardNotConfiguredError()
-        return self.extended_card
+        if isinstance(self.extended_card, AgentCard):
+            return self.extended_card
+        card = self.extended_card(ctx.caller)
+        card = await card if inspect.isawaitable(card) else card
+        return card if self.security is None else self.security.apply(card)
