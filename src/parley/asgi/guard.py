@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from parley.protocol.errors import ContentTypeNotSupportedError, InvalidRequestError
+from parley.protocol.errors import A2AError, ContentTypeNotSupportedError, InvalidRequestError
 
 JSON_MEDIA_TYPES = frozenset({"application/json", "application/a2a+json"})
 """The bodies the bindings read: JSON-RPC's `application/json` and the `application/a2a+json`
@@ -32,7 +32,7 @@ class Refused(Exception):  # noqa: N818 (a condition the app answers, like Disco
     for (a JSON-RPC error for a POST to the JSON-RPC URL, else a REST error)."""
 
     def __init__(
-        self, status: int, error: InvalidRequestError, headers: tuple[tuple[str, str], ...] = ()
+        self, status: int, error: A2AError, headers: tuple[tuple[str, str], ...] = ()
     ) -> None:
         super().__init__(error.message)
         self.status = status
