@@ -261,3 +261,38 @@ def test_the_extended_card_can_be_tailored_per_principal() -> None:
     assert set(alice.security_schemes) == {"apiKey", "bearer"}  # declared as served
     with pytest.raises(UnauthenticatedError):
         run(service.get_extended_agent_card(CallContext(), request))
+
+
+def test_shared_tasks_let_every_authenticated_caller_see_every_task(tmp_path: Path) -> None:
+    """The documented shared mode: one team behind several credentials; the anonymous
+    principal (when let in) keeps its own tasks, and tenants stay apart."""
+    agent = secured_agent()
+    security = Security(ApiKeys(KEYS), anonymous=True, shared_tasks=True)
+    tasks, push = open_store(f"sqlite:///{tmp_path / 'tasks.db'}")
+    service = AgentService(
+        agent.executor(),
+        agent.card("http://a.example"),
+        store=tasks,
+        push_store=push,
+        security=security,
+    )
+    alice, bob = CallContext(caller=Caller("alice")), CallContext(caller=Caller("bob"))
+    anonymous, elsewhere = CallContext(), CallContext(caller=Caller("bob"), tenant="other")
+
+    async def scenario() -> None:
+        await service.startup()
+        try:
+            task = await service.send_message(alice, send("shared"))
+            assert isinstance(task, Task)
+            seen = await service.get_task(bob, GetTaskRequest(id=task.id))
+            assert seen.id == task.id
+            listed = await service.list_tasks(bob, ListTasksRequest())
+            assert [t.id for t in listed.tasks] == [task.id]
+            for outsider in (anonymous, elsewhere):
+                with pytest.raises(TaskNotFoundError):
+                    await service.get_task(outsider, GetTaskRequest(id=task.id))
+        finally:
+            await service.shutdown()
+
+    run(scenario())
+    assert Security(ApiKeys(KEYS)).owner(Caller("alice")) == "alice"

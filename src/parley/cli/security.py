@@ -52,6 +52,11 @@ def add_security_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with the options above, still let callers without credentials in",
     )
+    group.add_argument(
+        "--shared-tasks",
+        action="store_true",
+        help="every authenticated caller sees every task (one team); default: each its own",
+    )
 
 
 def add_jwt_options(group: argparse._ArgumentGroup) -> None:
@@ -180,15 +185,18 @@ def security_from(
     except (OSError, ValueError, ImportError) as exc:
         raise SystemExit(f"parley serve: {exc}") from None
     if not schemes:
-        if arguments.allow_anonymous:
-            raise SystemExit(
-                "parley serve: --allow-anonymous needs --api-key, --bearer-tokens "
-                "or --tls-client-ca"
-            )
+        for flag in ("allow_anonymous", "shared_tasks"):
+            if getattr(arguments, flag):
+                raise SystemExit(
+                    f"parley serve: --{flag.replace('_', '-')} needs --api-key, "
+                    "--bearer-tokens, a JWT option or --tls-client-ca"
+                )
         return None
-    if own is not None and len(schemes) == len(own.schemes) and not arguments.allow_anonymous:
+    changed = arguments.allow_anonymous or arguments.shared_tasks
+    if own is not None and len(schemes) == len(own.schemes) and not changed:
         return own
     anonymous = arguments.allow_anonymous or (own is not None and own.anonymous)
+    shared = arguments.shared_tasks or (own is not None and own.shared_tasks)
     added = [[scheme.name] for scheme in schemes[len(own.schemes) if own else 0 :]]
     require: Any = None if own is None else [*own.alternatives, *added]
-    return Security(*schemes, require=require, anonymous=anonymous)
+    return Security(*schemes, require=require, anonymous=anonymous, shared_tasks=shared)

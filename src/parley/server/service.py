@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from operator import attrgetter
 
 from msgspec.structs import replace
 
@@ -68,11 +69,9 @@ class AgentService:
     (tenant, caller). By default it is the card's name, so two agents of one name
     sharing a store share their tasks. `namespace=""` scopes by (tenant, caller) only,
     as before agents had namespaces: the tasks stored then are found there, and only
-    there. A namespace with a control character, or over
-    `namespaces.MAX_NAMESPACE_BYTES`, is a ValueError.
+    there. A namespace with a control character, or too long, is a ValueError.
 
-    `extended_card`: the card authenticated callers get (GetExtendedAgentCard), or a
-    function of the caller returning it (sync or async), to tailor it per principal.
+    `extended_card`: the card for authenticated callers, or a function of the caller.
     """
 
     def __init__(
@@ -94,6 +93,7 @@ class AgentService:
                 extended_card = security.apply(extended_card)
         self.security = security
         self.authenticator: Authenticator | None = security
+        self._owner = security.owner if security is not None else attrgetter("id")
         self._card = card
         self.namespace = namespaces.check_namespace(card.name if namespace is None else namespace)
         self._prefix = namespaces.prefix(self.namespace)
@@ -112,7 +112,7 @@ class AgentService:
         """The scope this service reads and writes a call's tasks under in its stores: the
         caller's (tenant, caller) in this agent's namespace (`ctx.scope` when that is
         empty). What to pass to `store` when reaching it directly."""
-        return (self._prefix + ctx.tenant, ctx.caller.id)
+        return (self._prefix + ctx.tenant, self._owner(ctx.caller))
 
     async def startup(self) -> None:
         """Open the stores (connect, migrate) and apply the restart policy: tasks a previous

@@ -19,9 +19,12 @@ from msgspec.structs import replace
 
 from parley.model import AgentCard, SecurityRequirement, SecurityScheme
 from parley.protocol.errors import PermissionDeniedError, UnauthenticatedError
-from parley.server.context import AuthRequest, Caller
+from parley.server.context import ANONYMOUS, AuthRequest, Caller
 
 logger = logging.getLogger("parley.auth")
+
+SHARED_OWNER = "\x1fshared"
+"""The owner of a shared agent's tasks: no principal can be named so (a control character)."""
 
 
 class Scheme(Protocol):
@@ -54,6 +57,8 @@ class Security:
     required scopes) that must all pass; default: any one scheme. `anonymous=True` lets
     callers without any credential in as the anonymous principal (declared as an empty
     requirement); a credential that is present but wrong is refused all the same.
+    `shared_tasks=True`: every authenticated caller sees every task of the agent (in its
+    tenant), as one team would; anonymous callers still see only their own.
     """
 
     def __init__(
@@ -61,6 +66,7 @@ class Security:
         *schemes: Scheme,
         require: Iterable[Requirement] | None = None,
         anonymous: bool = False,
+        shared_tasks: bool = False,
     ) -> None:
         if not schemes:
             raise ValueError("Security needs at least one scheme")
@@ -80,6 +86,7 @@ class Security:
                 raise ValueError(f"a requirement names no known scheme: {unknown or '{}'}")
         self.alternatives: tuple[Mapping[str, tuple[str, ...]], ...] = tuple(alternatives)
         self.anonymous = anonymous
+        self.shared_tasks = shared_tasks
         self._challenges = tuple(
             (name, challenge)
             for name, s in self.schemes.items()
@@ -96,6 +103,11 @@ class Security:
             security_schemes={name: s.declaration() for name, s in self.schemes.items()},
             security_requirements=tuple(requirements),
         )
+
+    def owner(self, caller: Caller) -> str:
+        """Whose tasks `caller` reads and writes (the store scope's owner): its own, or
+        with `shared_tasks` the one owner all authenticated callers share."""
+        return SHARED_OWNER if self.shared_tasks and caller.id != ANONYMOUS else caller.id
 
     async def authenticate(self, request: AuthRequest) -> Caller:
         """The caller of the first alternative whose schemes all pass with the scopes it
