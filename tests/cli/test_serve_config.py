@@ -12,7 +12,7 @@ import pytest
 
 from parley.cli.config import apply_config
 from parley.cli.main import build_parser
-from parley.cli.serve import _PARSERS
+from parley.cli.serve import _PARSERS, run_serve
 from tests.cli.runner import start
 from tests.cli.test_serve_hosts import SEND, V1, _free_port, _wait_until_up
 
@@ -90,3 +90,20 @@ def test_serve_from_a_config_file_with_a_key_from_the_environment(tmp_path: Path
         process.communicate(timeout=20)
     assert refused.status_code == 401
     assert answered.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--bearer-tokens", "/nonexistent/tokens"], r"^parley serve: --bearer-tokens: .*No such"),
+        (["--api-key", "no-principal"], r"^parley serve: --api-key: expected KEY:PRINCIPAL"),
+        (["--allow-anonymous"], r"--allow-anonymous needs --api-key"),
+        (["--shared-tasks"], r"--shared-tasks needs --api-key"),
+    ],
+)
+def test_bad_security_options_are_one_line_naming_the_option(
+    flags: list[str], message: str
+) -> None:
+    arguments = build_parser().parse_args(["serve", "examples.echo:agent", *flags])
+    with pytest.raises(SystemExit, match=message):
+        run_serve(arguments)

@@ -178,7 +178,10 @@ def security_from(
                 ApiKeys(keys, name=arguments.api_key_name, location=arguments.api_key_in)
             )
         if arguments.bearer_tokens:
-            schemes.append(BearerTokens(file=arguments.bearer_tokens))
+            try:
+                schemes.append(BearerTokens(file=arguments.bearer_tokens))
+            except OSError as exc:
+                raise SystemExit(f"parley serve: --bearer-tokens: {exc}") from None
         if jwt_requested(arguments):
             schemes.append(jwt_scheme(arguments))
         schemes.extend(extra)
