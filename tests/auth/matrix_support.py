@@ -36,10 +36,10 @@ from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, Operation
 from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, BearerTokens, Security
 from parley.server.service import AgentService
-from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
 from parley.wire.codecs import GRPC, JSONRPC, REST
 from parley.wire.errors import spec_of
+from tests.auth.support import sqlite_service
 from tests.grpc.conftest import free_port
 
 BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
@@ -299,14 +299,7 @@ async def serving(tmp_path: Path) -> AsyncIterator[Served]:
     """The matrix agent over SQLite, on uvicorn and gRPC in this event loop."""
     gates = Gates()
     agent = matrix_agent(gates)
-    tasks, push = open_store(f"sqlite:///{tmp_path / 'tasks.db'}")
-    service = AgentService(
-        agent.executor(),
-        agent.card("http://127.0.0.1"),
-        store=tasks,
-        push_store=push,
-        security=agent.security,
-    )
+    service = sqlite_service(agent, tmp_path)
     config = uvicorn.Config(
         build_app(service),
         host="127.0.0.1",

@@ -44,9 +44,9 @@ from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, BearerTokens, Security
 from parley.server.context import CallContext, Caller
 from parley.server.service import AgentService
-from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
 from tests.asgi.live import running
+from tests.auth.support import sqlite_service
 from tests.contracts.support import run
 from tests.grpc.conftest import free_port
 
@@ -82,15 +82,7 @@ class Served:
 
 @asynccontextmanager
 async def serving(tmp_path: Path) -> AsyncIterator[Served]:
-    agent = secured_agent()
-    tasks, push = open_store(f"sqlite:///{tmp_path / 'tasks.db'}")
-    service = AgentService(
-        agent.executor(),
-        agent.card("http://127.0.0.1"),
-        store=tasks,
-        push_store=push,
-        security=agent.security,
-    )
+    service = sqlite_service(secured_agent(), tmp_path)
     with running(build_app(service)) as url:  # its lifespan starts the service
         async with GrpcServer(service, port=free_port()) as server:
             yield Served(url, server.address)
@@ -268,14 +260,7 @@ def test_shared_tasks_let_every_authenticated_caller_see_every_task(tmp_path: Pa
     principal (when let in) keeps its own tasks, and tenants stay apart."""
     agent = secured_agent()
     security = Security(ApiKeys(KEYS), anonymous=True, shared_tasks=True)
-    tasks, push = open_store(f"sqlite:///{tmp_path / 'tasks.db'}")
-    service = AgentService(
-        agent.executor(),
-        agent.card("http://a.example"),
-        store=tasks,
-        push_store=push,
-        security=security,
-    )
+    service = sqlite_service(agent, tmp_path, security=security)
     alice, bob = CallContext(caller=Caller("alice")), CallContext(caller=Caller("bob"))
     anonymous, elsewhere = CallContext(), CallContext(caller=Caller("bob"), tenant="other")
 

@@ -27,8 +27,6 @@ from parley.protocol.errors import PermissionDeniedError, TaskNotFoundError, Una
 from parley.protocol.negotiation import Version
 from parley.server.agent import SKILL_METADATA_KEY, Agent
 from parley.server.auth import JwtBearer, Security
-from parley.server.service import AgentService
-from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
 from tests.asgi.live import running
 from tests.auth.jwt_support import (
@@ -41,6 +39,7 @@ from tests.auth.jwt_support import (
     jwks_server,
     rsa_key,
 )
+from tests.auth.support import sqlite_service
 from tests.contracts.support import run
 from tests.grpc.conftest import free_port
 
@@ -89,14 +88,7 @@ def endpoint() -> Iterator[Endpoint]:
 @asynccontextmanager
 async def serving(tmp_path: Path, endpoint: Endpoint) -> AsyncIterator[Served]:
     agent = reports_agent(endpoint)
-    tasks, push = open_store(f"sqlite:///{tmp_path / 'tasks.db'}")
-    service = AgentService(
-        agent.executor(),
-        agent.card("http://127.0.0.1"),
-        store=tasks,
-        push_store=push,
-        security=agent.security,
-    )
+    service = sqlite_service(agent, tmp_path)
     with running(build_app(service)) as url:
         async with GrpcServer(service, port=free_port()) as server:
             yield Served(url, server.address, endpoint)

@@ -80,6 +80,7 @@ from parley.server.auth.certificates import (
 from parley.server.context import AuthRequest
 from parley.server.task_context import TaskContext
 from tests.contracts.support import run
+from tests.grpc.conftest import free_port
 
 ROOT = Path(__file__).parents[2]
 OPTIONS = CallOptions(timeout=10)
@@ -343,13 +344,6 @@ class Served:
         return out, http
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def serving(pki: Pki, *, required: bool) -> Iterator[Served]:
     """`certified_agent` as `parley serve` builds it with the TLS options, over HTTPS and
@@ -363,7 +357,7 @@ def serving(pki: Pki, *, required: bool) -> Iterator[Served]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     url = f"https://127.0.0.1:{sock.getsockname()[1]}"
-    grpc_address = f"127.0.0.1:{_free_port()}"
+    grpc_address = f"127.0.0.1:{free_port()}"
     handler = make_handler(agent, url, store="memory", grpc_address=grpc_address, security=security)
     config = uvicorn.Config(
         build_app(handler),
@@ -551,7 +545,7 @@ def test_both_http_protocols_hand_over_the_tls_extension(pki: Pki, make: Any) ->
 
 
 def test_parley_serve_with_tls_options(pki: Pki) -> None:
-    port, grpc_port = _free_port(), _free_port()
+    port, grpc_port = free_port(), free_port()
     url = f"https://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "examples.echo:agent"]
     command += ["--port", str(port), "--grpc-port", str(grpc_port), "--store", "memory"]

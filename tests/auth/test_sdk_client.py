@@ -23,12 +23,12 @@ from parley.asgi import build_app
 from parley.grpc import GrpcServer
 from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, BearerTokens, Security
-from parley.server.service import AgentService
-from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
+from tests.auth.support import sqlite_service
 from tests.contracts.support import run
 from tests.grpc.conftest import free_port
 from tests.interop.live import serving
+from tests.interop.test_sdk_client import Mode, narrowed
 
 MODES = [(v, b) for v in ("1.0", "0.3") for b in ("JSONRPC", "HTTP+JSON", "GRPC")]
 SESSION = "session-1"
@@ -45,29 +45,12 @@ def make_app(tmp_path: Path, grpc_port: int) -> Any:
         async def whoami(task: TaskContext) -> str:
             return f"{task.caller.id}: {task.text}"
 
-        tasks, push = open_store(f"sqlite:///{tmp_path / 'tasks.db'}")
         card = agent.card(url, grpc_address=f"127.0.0.1:{grpc_port}")
-        service = AgentService(
-            agent.executor(), card, store=tasks, push_store=push, security=agent.security
-        )
+        service = sqlite_service(agent, tmp_path, card=card)
         build.service = service  # type: ignore[attr-defined]
         return build_app(service)
 
     return build
-
-
-def narrowed(card: Any, version: str, binding: str) -> Any:
-    keep = [
-        i
-        for i in card.supported_interfaces
-        if i.protocol_binding == binding and i.protocol_version == version
-    ]
-    assert len(keep) == 1, card.supported_interfaces
-    out = pb.AgentCard()
-    out.CopyFrom(card)
-    del out.supported_interfaces[:]
-    out.supported_interfaces.append(keep[0])
-    return out
 
 
 @asynccontextmanager
@@ -76,7 +59,7 @@ async def sdk_client(
 ) -> AsyncIterator[Any]:
     """An SDK client for one interface; with `scheme`, its credential in the SDK's store."""
     async with httpx.AsyncClient(timeout=10) as http:
-        card = narrowed(await A2ACardResolver(http, url).get_agent_card(), version, binding)
+        card = narrowed(await A2ACardResolver(http, url).get_agent_card(), Mode(version, binding))
         interceptors = []
         if scheme is not None:
             store = InMemoryContextCredentialStore()

@@ -234,17 +234,10 @@ def run_serve(arguments: argparse.Namespace) -> int:
         )
     security = None
     if isinstance(target, Agent):
-        extra = mutual_tls_schemes(tls, target.security)
-        security = security_from(arguments, target.security, extra)
+        security = agent_security(arguments, target, tls)
     elif arguments.api_key or arguments.bearer_tokens or jwt_requested(arguments):
         raise SystemExit("parley serve: authentication options apply to an Agent target only")
-    options = {
-        "host": arguments.host,
-        "port": arguments.port,
-        "log_level": arguments.log_level,
-        "timeout_graceful_shutdown": 10,
-        **uvicorn_options(tls),
-    }
+    options = server_options(arguments, tls)
     if arguments.grpc_port is not None:
         return _serve_with_grpc(target, url, arguments, store, options, security=security, tls=tls)
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
@@ -260,6 +253,24 @@ def run_serve(arguments: argparse.Namespace) -> int:
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
     return 0
+
+
+def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[str, Any]:
+    """uvicorn's options: where to listen, the log level, the graceful stop, TLS."""
+    return {
+        "host": arguments.host,
+        "port": arguments.port,
+        "log_level": arguments.log_level,
+        "timeout_graceful_shutdown": 10,
+        **uvicorn_options(tls),
+    }
+
+
+def agent_security(
+    arguments: argparse.Namespace, agent: Agent, tls: TlsFiles | None
+) -> Security | None:
+    """The agent's own security plus what the options add (mutual TLS with a client CA)."""
+    return security_from(arguments, agent.security, mutual_tls_schemes(tls, agent.security))
 
 
 def named_targets(targets: Sequence[str]) -> dict[str, str] | None:
@@ -309,21 +320,13 @@ def _serve_many(
         agent = load_target(spec)
         if not isinstance(agent, Agent):
             raise SystemExit(f"parley serve: {name}={spec} is not an Agent")
-        extra = mutual_tls_schemes(tls, agent.security)
-        security = security_from(arguments, agent.security, extra)
+        security = agent_security(arguments, agent, tls)
         handler = make_handler(
             agent, f"{url}/{name}", store=store, security=security, namespace=name
         )
         apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
         log.info("serving %s at %s/%s", spec, url, name)
-    options = {
-        "host": arguments.host,
-        "port": arguments.port,
-        "log_level": arguments.log_level,
-        "timeout_graceful_shutdown": 10,
-        **uvicorn_options(tls),
-    }
-    uvicorn.run(mount_agents(apps, url, hosts), **options)
+    uvicorn.run(mount_agents(apps, url, hosts), **server_options(arguments, tls))
     return 0
 
 
@@ -347,7 +350,14 @@ def _serve_with_grpc(
         raise SystemExit(f"parley serve: --grpc-port: {exc}") from None
     host = urlsplit(url).hostname or arguments.host
     grpc_address = f"{host}:{arguments.grpc_port}"
-    handler = make_handler(target, url, store=store, grpc_address=grpc_address, security=security)
+    handler = make_handler(
+        target,
+        url,
+        store=store,
+        grpc_address=grpc_address,
+        security=security,
+        namespace=arguments.namespace,
+    )
     if not is_handler(handler):
         raise SystemExit("parley serve: --grpc-port needs an agent or a request handler")
     credentials = grpc_credentials(tls) if tls else None

@@ -72,15 +72,15 @@ def metadata_headers(context: Context) -> dict[str, str]:
     return headers
 
 
-def peer_certificate(context: Context) -> dict[str, object] | None:
-    """The verified client certificate's subject as `ssl.getpeercert()` shapes it, from the
-    call's auth context (mutual TLS); None without one."""
+def peer_certificate(context: Context) -> Mapping[str, object] | None:
+    """The verified client certificate as `ssl.getpeercert()` shapes it, from the call's
+    auth context (mutual TLS), parsed once per certificate; None without one."""
     pem = next(iter(context.auth_context().get("x509_pem_cert", ())), None)
     if pem is None:
         return None
-    from parley.server.auth.certificates import certificate_dict  # noqa: PLC0415
+    from parley.server.auth.certificates import parsed_certificate  # noqa: PLC0415
 
-    return certificate_dict(pem)
+    return parsed_certificate(pem.decode("ascii"))
 
 
 async def _close(events: AsyncIterator[StreamEvent]) -> None:
