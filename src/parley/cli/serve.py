@@ -350,14 +350,8 @@ def _serve_with_grpc(
         raise SystemExit(f"parley serve: --grpc-port: {exc}") from None
     host = urlsplit(url).hostname or arguments.host
     grpc_address = f"{host}:{arguments.grpc_port}"
-    handler = make_handler(
-        target,
-        url,
-        store=store,
-        grpc_address=grpc_address,
-        security=security,
-        namespace=arguments.namespace,
-    )
+    where = {"grpc_address": grpc_address, "namespace": arguments.namespace}
+    handler = make_handler(target, url, store=store, security=security, **where)
     if not is_handler(handler):
         raise SystemExit("parley serve: --grpc-port needs an agent or a request handler")
     credentials = grpc_credentials(tls) if tls else None
