@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from parley.cli.serve import allowed_hosts, is_loopback
+from parley.cli.hosts import allowed_hosts, is_loopback
 from tests.cli.runner import start
 
 SEND = {

@@ -31,6 +31,7 @@ from parley.model import (
 )
 from parley.protocol import folding
 from parley.protocol.errors import TaskNotFoundError, UnsupportedOperationError
+from parley.protocol.negotiation import Version
 from parley.server.agent import Agent
 from parley.server.broker import EventBroker, EventStream, ReplayWindow
 from parley.server.context import CallContext
@@ -223,7 +224,9 @@ def test_a_follow_up_stream_starts_with_the_task_at_its_users_message() -> None:
 class BrokenPushStore(InMemoryPushConfigStore):
     """A push-config store whose database has gone away."""
 
-    async def put(self, scope: Scope, config: TaskPushNotificationConfig) -> None:
+    async def put(
+        self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
+    ) -> None:
         raise OSError("the database is unreachable")
 
 
@@ -240,7 +243,7 @@ def test_a_follow_up_stream_that_fails_after_its_snapshot_leaves_no_subscription
         with pytest.raises(OSError, match="unreachable"):
             await anext(follow_up)
         assert service.broker.subscriber_count() == 0
-        await remote.emit(None)  # the follow-up's run had started: let it end
+        await remote.emit(None)  # the first run waits for input: let it end
         assert service.runner.live_count() == 0
 
     run(main())

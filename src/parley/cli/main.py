@@ -1,5 +1,6 @@
-"""`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`, and
-talking to any A2A agent: `parley card|send|get|list|cancel|subscribe URL …`.
+"""`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`,
+talking to any A2A agent: `parley card|send|get|list|cancel|subscribe URL …`, and
+receiving its push notifications locally: `parley webhook listen`.
 Configuration is built here, at the edge, from flags and environment."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from parley.cli.db import add_db_command
 from parley.cli.errors import EXIT_CODES, OneLineParser
 from parley.cli.serve import add_serve_command
 from parley.cli.talk import add_talk_commands
+from parley.cli.webhook import add_webhook_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_command(commands)
     add_db_command(commands)
     add_talk_commands(commands)
+    add_webhook_command(commands)
     return parser
 
 

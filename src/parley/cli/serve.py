@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import ipaddress
 import logging
 import socket
 import sys
@@ -19,6 +18,8 @@ from parley.asgi import build_app
 from parley.asgi.mount import check_name, mount_agents
 from parley.cli.config import add_config_option, apply_config
 from parley.cli.db import STORE_ENV, default_store
+from parley.cli.hosts import allowed_hosts
+from parley.cli.push import add_push_options, push_settings
 from parley.cli.security import add_security_options, jwt_requested, security_from
 from parley.cli.tls import (
     TlsFiles,
@@ -30,6 +31,7 @@ from parley.cli.tls import (
 )
 from parley.server.agent import Agent
 from parley.server.auth import Security
+from parley.server.push.delivery import PushSettings
 from parley.server.service import AgentService
 from parley.server.stores import DEFAULT_STORE, describe, open_store
 
@@ -40,7 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("parley")
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 _PARSERS: list[argparse.ArgumentParser] = []
 """The `serve` command's parser, once added: `--config` fills its options."""
 
@@ -98,6 +99,7 @@ def add_serve_command(commands: Any) -> None:
     )
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     add_security_options(serve)
+    add_push_options(serve)
     add_tls_options(serve)
     add_config_option(serve)
     serve.set_defaults(run=run_serve)
@@ -128,11 +130,12 @@ def make_handler(
     grpc_address: str | None = None,
     security: Security | None = None,
     namespace: str | None = None,
+    push: PushSettings | bool | None = None,
 ) -> Any:
     """An AgentService for an Agent (its tasks in `store`, a store URL, under `namespace`
     (default: the agent's name); its card with the gRPC interfaces at `grpc_address`, if
-    given; callers authenticated by `security`, else by the agent's own); any other
-    target as it is."""
+    given; callers authenticated by `security`, else by the agent's own; notifications
+    delivered by `push`, see AgentService); any other target as it is."""
     if not isinstance(target, Agent):
         return target
     try:
@@ -149,6 +152,7 @@ def make_handler(
             push_store=push_configs,
             security=security or target.security,
             namespace=namespace,
+            push=push,
         )
     except ValueError as exc:
         raise SystemExit(f"parley serve: {exc}") from None
@@ -156,33 +160,6 @@ def make_handler(
 
 def is_handler(target: Any) -> bool:
     return hasattr(target, "card") and hasattr(target, "send_message")
-
-
-def is_loopback(host: str) -> bool:
-    """`localhost` or a loopback address (127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def allowed_hosts(bind: str, url: str, given: Sequence[str] | None) -> list[str] | None:
-    """The Host names the HTTP server answers to (None: any): `--allowed-host`'s (`*`:
-    any), else on a loopback `--host` the loopback names, so that a web page cannot reach
-    the agent under a name of its own (DNS rebinding); with either, the `--url` host, which
-    the card gives clients. A server on another interface answers any Host unless told."""
-    if given:
-        names = list(given)
-    elif is_loopback(bind):
-        names = list(LOOPBACK_HOSTS)
-    else:
-        return None
-    if "*" in names:
-        return None
-    url_host = urlsplit(url).hostname
-    return list(dict.fromkeys([*names, url_host] if url_host else names))
 
 
 def make_app(
@@ -194,10 +171,13 @@ def make_app(
     security: Security | None = None,
     hosts: Sequence[str] | None = None,
     namespace: str | None = None,
+    push: PushSettings | bool | None = None,
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
     any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
-    target = make_handler(target, url, store=store, security=security, namespace=namespace)
+    target = make_handler(
+        target, url, store=store, security=security, namespace=namespace, push=push
+    )
     if is_handler(target):
         return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
     if callable(target):
@@ -249,6 +229,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         security=security,
         hosts=hosts,
         namespace=arguments.namespace,
+        push=push_settings(arguments),
     )
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
@@ -322,7 +303,12 @@ def _serve_many(
             raise SystemExit(f"parley serve: {name}={spec} is not an Agent")
         security = agent_security(arguments, agent, tls)
         handler = make_handler(
-            agent, f"{url}/{name}", store=store, security=security, namespace=name
+            agent,
+            f"{url}/{name}",
+            store=store,
+            security=security,
+            namespace=name,
+            push=push_settings(arguments),
         )
         apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
         log.info("serving %s at %s/%s", spec, url, name)
@@ -350,7 +336,11 @@ def _serve_with_grpc(
         raise SystemExit(f"parley serve: --grpc-port: {exc}") from None
     host = urlsplit(url).hostname or arguments.host
     grpc_address = f"{host}:{arguments.grpc_port}"
-    where = {"grpc_address": grpc_address, "namespace": arguments.namespace}
+    where = {
+        "grpc_address": grpc_address,
+        "namespace": arguments.namespace,
+        "push": push_settings(arguments),
+    }
     handler = make_handler(target, url, store=store, security=security, **where)
     if not is_handler(handler):
         raise SystemExit("parley serve: --grpc-port needs an agent or a request handler")

@@ -51,6 +51,14 @@ _ID_FIELDS: Final[Mapping[str, str]] = {
 }
 """The identifier fields of requests, messages and push configs, by their 1.0 JSON names."""
 
+MAX_WEBHOOK_URL = 2048
+"""Characters of a webhook URL, at most."""
+MAX_WEBHOOK_SECRET = 4096
+"""Characters of a push config's credentials or token, at most (they travel in headers)."""
+_AUTH_SCHEME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")
+"""An HTTP authentication scheme: an RFC 9110 token."""
+_HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
+"""What a header value may hold here: visible ASCII and spaces (no line breaks)."""
 _FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 """C0 controls, DEL, C1 controls and lone surrogates: no store keeps them all (PostgreSQL
 text refuses NUL, UTF-8 has no surrogates) and no id needs them."""
@@ -164,14 +172,33 @@ def validate_push_config(
     check_webhook_url(config.url, f"{prefix}url")
     if require_task_id and not config.task_id:
         raise invalid_field(f"{prefix}taskId", "must not be empty")
-    if config.authentication is not None and not config.authentication.scheme.strip():
-        raise invalid_field(f"{prefix}authentication.scheme", "must not be empty")
+    auth = config.authentication
+    if auth is not None:
+        if not auth.scheme.strip():
+            raise invalid_field(f"{prefix}authentication.scheme", "must not be empty")
+        if not _AUTH_SCHEME.fullmatch(auth.scheme):
+            raise invalid_field(
+                f"{prefix}authentication.scheme",
+                "must be an HTTP authentication scheme (e.g. Bearer), up to 64 characters",
+            )
+        _check_secret(auth.credentials, f"{prefix}authentication.credentials")
+    _check_secret(config.token, f"{prefix}token")
+
+
+def _check_secret(value: str, field: str) -> None:
+    """Credentials and tokens are sent in headers: bounded, printable ASCII, one line."""
+    if len(value) > MAX_WEBHOOK_SECRET:
+        raise invalid_field(field, f"must be at most {MAX_WEBHOOK_SECRET} characters")
+    if not _HEADER_VALUE.fullmatch(value):
+        raise invalid_field(field, "must be printable ASCII on one line")
 
 
 def check_webhook_url(url: str, field: str = "url") -> None:
     """Raise unless `url` is an absolute http or https URL with a host."""
     if not url:
         raise invalid_field(field, "must not be empty")
+    if len(url) > MAX_WEBHOOK_URL:
+        raise invalid_field(field, f"must be at most {MAX_WEBHOOK_URL} characters")
     if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
         raise invalid_field(field, "must not contain whitespace or control characters")
     try:

@@ -15,12 +15,8 @@ from msgspec.structs import replace
 from parley.model import (
     AgentCard,
     CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     Message,
@@ -29,7 +25,6 @@ from parley.model import (
     StreamEvent,
     SubscribeToTaskRequest,
     Task,
-    TaskPushNotificationConfig,
 )
 from parley.protocol import history, lifecycle, paging, validation
 from parley.protocol.errors import (
@@ -46,11 +41,18 @@ from parley.server.broker import Broker, EventBroker, EventStream, StreamPositio
 from parley.server.context import ANONYMOUS, Authenticator, CallContext, Caller
 from parley.server.execution import AgentExecutor
 from parley.server.live import LiveTask
+from parley.server.push.delivery import DeliveryWorker, PushSettings
+from parley.server.push_configs import PushConfigOperations
 from parley.server.runner import TaskRunner
 from parley.server.stores import namespaces
 from parley.server.stores import startup as store_startup
 from parley.server.stores.base import PushConfigStore, Scope, StoredTask, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
+
+
+def _with_push(card: AgentCard, on: bool) -> AgentCard:
+    capabilities = replace(card.capabilities, push_notifications=on)
+    return replace(card, capabilities=capabilities)
 
 
 def _not_found(task_id: str) -> TaskNotFoundError:
@@ -61,7 +63,7 @@ def _not_found(task_id: str) -> TaskNotFoundError:
 ExtendedCard = Callable[[Caller], AgentCard | Awaitable[AgentCard]]  # the caller's card
 
 
-class AgentService:
+class AgentService(PushConfigOperations):
     """The standard RequestHandler over an executor, a task store and a broker.
 
     `namespace` keeps this agent's tasks apart from those of other agents sharing its
@@ -86,7 +88,10 @@ class AgentService:
         max_parts: int = validation.DEFAULT_MAX_PARTS,
         namespace: str | None = None,
         security: Security | None = None,
+        push: PushSettings | bool | None = None,
     ) -> None:
+        if push is not None:  # the card declares delivery exactly when it is on
+            card = _with_push(card, push is not False)
         if security is not None:  # the cards declare what the authenticator checks
             card = security.apply(card)
             if isinstance(extended_card, AgentCard):
@@ -97,16 +102,37 @@ class AgentService:
         self._card = card
         self.namespace = namespaces.check_namespace(card.name if namespace is None else namespace)
         self._prefix = namespaces.prefix(self.namespace)
+        if store is None and push_store is None:
+            push_store = InMemoryPushConfigStore()
+            store = InMemoryTaskStore(push_configs=push_store)
         self.store = store if store is not None else InMemoryTaskStore()
         self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
         self.broker = broker if broker is not None else EventBroker()
         self.runner = TaskRunner(executor, self.store, self.broker)
+        self.push_worker = self._push_worker(push)
         self.extended_card = extended_card
         self.max_parts = max_parts
 
     @property
     def card(self) -> AgentCard:
         return self._card
+
+    def _push_worker(self, push: PushSettings | bool | None) -> DeliveryWorker | None:
+        """Delivery of push notifications, when the card declares them (`push`: its settings;
+        True: the defaults) and the push store has an outbox."""
+        outbox = getattr(self.push_store, "outbox", None)
+        if not self._card.capabilities.push_notifications:
+            return None
+        if outbox is None:
+            if push is None:
+                return None  # a store of configs only: they are kept, not delivered
+            raise ValueError("push delivery needs a push-config store with an outbox")
+        settings = push if isinstance(push, PushSettings) else PushSettings()
+        self.push_allow = settings.allow
+        worker = DeliveryWorker(outbox, self.store, settings)
+        if hasattr(self.store, "recorded"):
+            self.store.recorded = worker.wake
+        return worker
 
     def store_scope(self, ctx: CallContext) -> Scope:
         """The scope this service reads and writes a call's tasks under in its stores: the
@@ -118,9 +144,13 @@ class AgentService:
         """Open the stores (connect, migrate) and apply the restart policy: tasks a previous
         process of this agent left SUBMITTED or WORKING are failed (`stores.recovery`)."""
         await store_startup.start(self.store, self.push_store, self.runner.clock(), self.namespace)
+        if self.push_worker is not None:
+            await self.push_worker.start()
 
     async def shutdown(self) -> None:
         try:
+            if self.push_worker is not None:
+                await self.push_worker.stop()
             await self.runner.shutdown()
             close = getattr(self.runner.executor, "aclose", None)
             if close is not None:
@@ -170,8 +200,7 @@ class AgentService:
 
     def _admit_send(self, request: SendMessageRequest) -> None:
         validation.validate_send(request, max_parts=self.max_parts)
-        if self._has_push(request):
-            require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
+        self._check_inline_push(request)
 
     @staticmethod
     def _has_push(request: SendMessageRequest) -> bool:
@@ -194,13 +223,13 @@ class AgentService:
             admit = getattr(self.runner.executor, "admit", None)
             if admit is not None:  # e.g. a skill's scopes (`FunctionExecutor.admit`), checked
                 admit(ctx, message, request.metadata)  # once a follow-up's task is the caller's
+            if self._has_push(request):
+                await self._put_inline_push(ctx, scope, request, live.key[2])
             await self.runner.begin(ctx, request, live, eager=eager)
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no
                 # await since `begin` committed it: the agent's events all come after).
                 subscription = self.runner.subscribe(live, ((live.version, live.task),))
-            if self._has_push(request) and live.task is not None:
-                await self._put_push(scope, request, live.task.id)
         except BaseException:
             if subscription is not None:
                 subscription.close()
@@ -230,12 +259,6 @@ class AgentService:
             self.runner.release(live)
             raise
         return live
-
-    async def _put_push(self, scope: Scope, request: SendMessageRequest, task_id: str) -> None:
-        assert request.configuration is not None
-        config = request.configuration.push_notification_config
-        assert config is not None
-        await self.push_store.put(scope, replace(config, task_id=task_id, id=config.id or task_id))
 
     @staticmethod
     def _shaped(task: Task, request: SendMessageRequest) -> Task:
@@ -329,59 +352,6 @@ class AgentService:
         finally:
             subscription.close()
             self.runner.release(live)
-
-    # ----------------------------------------------------------------- push configs
-
-    async def create_task_push_notification_config(
-        self, ctx: CallContext, request: TaskPushNotificationConfig
-    ) -> TaskPushNotificationConfig:
-        require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
-        validation.validate_push_config(request)
-        scope = self.store_scope(ctx)
-        await self._stored(scope, request.task_id)
-        config = replace(request, id=request.id or request.task_id, tenant=ctx.tenant)
-        await self.push_store.put(scope, config)
-        return config
-
-    async def get_task_push_notification_config(
-        self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
-    ) -> TaskPushNotificationConfig:
-        require_capability(self._card, Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
-        scope = self.store_scope(ctx)
-        await self._stored(scope, request.task_id)
-        config = await self.push_store.get(scope, request.task_id, request.id)
-        if config is None:
-            raise TaskNotFoundError(
-                f"Push notification config {request.id} of task {request.task_id} not found",
-                metadata={"taskId": request.task_id, "configId": request.id},
-            )
-        return self._as_put(config, ctx)
-
-    async def list_task_push_notification_configs(
-        self, ctx: CallContext, request: ListTaskPushNotificationConfigsRequest
-    ) -> ListTaskPushNotificationConfigsResponse:
-        require_capability(self._card, Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
-        scope = self.store_scope(ctx)
-        await self._stored(scope, request.task_id)
-        configs = await self.push_store.list(scope, request.task_id)
-        return ListTaskPushNotificationConfigsResponse(
-            configs=tuple(self._as_put(config, ctx) for config in configs)
-        )
-
-    async def delete_task_push_notification_config(
-        self, ctx: CallContext, request: DeleteTaskPushNotificationConfigRequest
-    ) -> None:
-        require_capability(self._card, Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
-        scope = self.store_scope(ctx)
-        await self._stored(scope, request.task_id)
-        await self.push_store.delete(scope, request.task_id, request.id)
-
-    def _as_put(
-        self, config: TaskPushNotificationConfig, ctx: CallContext
-    ) -> TaskPushNotificationConfig:
-        """A stored config carries its store scope's tenant, the namespace included; the
-        caller gets its own tenant back."""
-        return replace(config, tenant=ctx.tenant) if self._prefix else config
 
     # ----------------------------------------------------------------- cards
 

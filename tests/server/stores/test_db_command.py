@@ -14,18 +14,21 @@ from parley.model import TaskState
 from parley.server.agent import Agent
 from parley.server.stores import DEFAULT_STORE
 from parley.server.stores.sqlite import SqliteTaskStore
+from parley.server.stores.sqlite_schema import MIGRATIONS
 from tests.contracts.support import ALICE, Clock, execute_raw, make_task, opened, run
 
 
 def test_status_upgrade_and_purge(durable_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["db", "status", "--store", durable_url]) == 1
-    assert "schema version 0 (this Parley: 1), 1 migration pending" in capsys.readouterr().out
+    latest = len(MIGRATIONS)
+    pending = f"schema version 0 (this Parley: {latest}), {latest} migrations pending"
+    assert pending in capsys.readouterr().out
     assert main(["db", "upgrade", "--store", durable_url]) == 0
-    assert "schema upgraded from version 0 to 1" in capsys.readouterr().out
+    assert f"schema upgraded from version 0 to {latest}" in capsys.readouterr().out
     assert main(["db", "upgrade", "--store", durable_url]) == 0
-    assert "schema already at version 1" in capsys.readouterr().out
+    assert f"schema already at version {latest}" in capsys.readouterr().out
     assert main(["db", "status", "--store", durable_url]) == 0
-    assert "schema version 1 (this Parley: 1), up to date" in capsys.readouterr().out
+    assert f"schema version {latest} (this Parley: {latest}), up to date" in capsys.readouterr().out
 
     async def seed() -> None:
         async with opened(durable_url, Clock()) as (store, _):  # updated in 2025
@@ -52,7 +55,10 @@ def test_a_newer_schema_is_reported_and_refused(
     run(execute_raw(durable_url, "INSERT INTO parley_schema VALUES (7, CURRENT_TIMESTAMP)"))
     capsys.readouterr()
     assert main(["db", "status", "--store", durable_url]) == 1
-    assert "schema version 7 (this Parley: 1), newer than this Parley" in capsys.readouterr().out
+    assert (
+        f"schema version 7 (this Parley: {len(MIGRATIONS)}), newer than this Parley"
+        in capsys.readouterr().out
+    )
     assert main(["db", "upgrade", "--store", durable_url]) == 1
     assert "newer than this Parley understands" in capsys.readouterr().err
     assert main(["db", "purge", "--older-than", "1d", "--store", durable_url]) == 1

@@ -2,6 +2,7 @@
 config may name and a delivery may reach, and how a delivery connects to the address it
 checked."""
 
+from parley.server.push.sender import post, send_pinned, webhook_client
 from parley.server.push.ssrf import (
     Allow,
     CheckedTarget,
@@ -12,9 +13,7 @@ from parley.server.push.ssrf import (
     check_url,
     refusal,
     resolve_and_check,
-    send_pinned,
     system_resolver,
-    webhook_client,
 )
 
 __all__ = [
@@ -25,6 +24,7 @@ __all__ = [
     "Target",
     "UnsafeUrlError",
     "check_url",
+    "post",
     "refusal",
     "resolve_and_check",
     "send_pinned",

@@ -18,14 +18,12 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
-import ssl
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from typing import Final
 from urllib.parse import urlsplit
 
-import httpx
 import idna
 
 Address = IPv4Address | IPv6Address
@@ -358,43 +356,3 @@ async def system_resolver(host: str, port: int) -> list[tuple[str, int]]:
         (f"{addr[0]}%{addr[3]}" if len(addr) == 4 and addr[3] else str(addr[0]), port)
         for *_, addr in infos
     ]
-
-
-def webhook_client(
-    *, timeout: float = 10.0, verify: ssl.SSLContext | bool = True
-) -> httpx.AsyncClient:
-    """An httpx client for `send_pinned`: no redirects; no proxy, netrc or CA settings from
-    the environment (a proxy would dial the name itself); no idle connection kept, so one
-    verified for a name never carries a request for another name at the same address."""
-    return httpx.AsyncClient(
-        timeout=timeout,
-        verify=verify,
-        follow_redirects=False,
-        trust_env=False,
-        limits=httpx.Limits(max_keepalive_connections=0),
-    )
-
-
-async def send_pinned(
-    client: httpx.AsyncClient,
-    checked: CheckedTarget,
-    *,
-    content: bytes,
-    headers: Mapping[str, str] | None = None,
-    method: str = "POST",
-) -> httpx.Response:
-    """One request to exactly the checked address, with the URL's host as Host header and
-    TLS server name; a redirect is returned, never followed. The client's own headers,
-    cookies and auth are not added. The answer's body is not read (a delivery needs only
-    the status), so an endless answer costs nothing."""
-    sent = httpx.Headers(headers)
-    sent["Host"] = checked.target.authority
-    extensions: dict[str, object] = {"timeout": client.timeout.as_dict()}
-    if checked.server_name is not None:
-        extensions["sni_hostname"] = checked.server_name
-    request = httpx.Request(
-        method, checked.dial_url, headers=sent, content=content, extensions=extensions
-    )
-    response = await client.send(request, follow_redirects=False, stream=True)
-    await response.aclose()
-    return response

@@ -12,6 +12,7 @@ from typing import Protocol
 import msgspec
 
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
+from parley.protocol.negotiation import Version
 
 Scope = tuple[str, str]
 """(tenant, caller id): the key prefix of everything a caller may see. `AgentService`
@@ -63,7 +64,12 @@ class TaskStore(Protocol):
 class PushConfigStore(Protocol):
     """Push-notification configs of tasks, scoped like tasks."""
 
-    async def put(self, scope: Scope, config: TaskPushNotificationConfig) -> None: ...
+    async def put(
+        self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
+    ) -> None:
+        """Set (or replace) a config; `protocol` is the A2A version it was set in, the
+        version of the notifications it gets."""
+        ...
 
     async def get(
         self, scope: Scope, task_id: str, config_id: str

@@ -10,7 +10,8 @@ from msgspec.structs import replace
 
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol import history, lifecycle, paging
-from parley.server.stores import recovery
+from parley.protocol.negotiation import Version
+from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
     SchemaStatus,
     Scope,
@@ -19,6 +20,7 @@ from parley.server.stores.base import (
     StoreOptions,
     TaskPage,
 )
+from parley.server.stores.memory_outbox import InMemoryOutbox
 
 
 def _utc_now() -> datetime:
@@ -40,6 +42,8 @@ class InMemoryTaskStore:
         self.push_configs = push_configs
         self.clock = clock
         self.options = StoreOptions(recover=False)
+        self.recorded: Callable[[], None] = _nothing
+        """Called after a write recorded notifications (the delivery worker's wake-up)."""
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -51,6 +55,7 @@ class InMemoryTaskStore:
         stored = StoredTask(task=task, version=1)
         self._tasks[key] = stored
         self._updated[key] = self.clock()
+        self._notify(scope, task, 1, None)
         return stored
 
     async def get(
@@ -73,7 +78,21 @@ class InMemoryTaskStore:
         stored = StoredTask(task=task, version=expected_version + 1)
         self._tasks[key] = stored
         self._updated[key] = self.clock()
+        self._notify(scope, task, stored.version, events)
         return stored
+
+    def _notify(
+        self, scope: Scope, task: Task, version: int, events: Sequence[TaskEvent] | None
+    ) -> None:
+        configs = self.push_configs
+        if configs is None:
+            return
+        ids = configs.config_ids(scope, task.id)
+        if not ids:
+            return
+        found = rows.notifications(task, version, events)
+        if configs.outbox.record(scope, task.id, ids, found, rows.micros(self.clock())):
+            self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
         tenant, caller = scope
@@ -124,6 +143,10 @@ class InMemoryTaskStore:
         return len(gone)
 
 
+def _nothing() -> None:
+    pass
+
+
 def _shaped(task: Task, request: ListTasksRequest) -> Task:
     """A listed task as the durable stores load it: history trimmed, artifacts if asked."""
     task = history.trim_history(task, request.history_length)
@@ -148,10 +171,36 @@ class InMemoryPushConfigStore:
 
     def __init__(self) -> None:
         self._configs: dict[tuple[str, str, str], dict[str, TaskPushNotificationConfig]] = {}
+        self._protocols: dict[tuple[str, str, str, str], Version] = {}
+        self.outbox = InMemoryOutbox(self._lookup, self._forget)
 
-    async def put(self, scope: Scope, config: TaskPushNotificationConfig) -> None:
+    async def put(
+        self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
+    ) -> None:
         stored = replace(config, tenant=scope[0])
         self._configs.setdefault((*scope, config.task_id), {})[config.id] = stored
+        self._protocols[(*scope, config.task_id, config.id)] = protocol
+
+    def config_ids(self, scope: Scope, task_id: str) -> list[str]:
+        """The ids of a task's configs (what a task write records notifications for)."""
+        configs = self._configs.get((*scope, task_id))
+        return list(configs) if configs else []
+
+    def _lookup(
+        self, scope: Scope, task_id: str, config_id: str
+    ) -> tuple[TaskPushNotificationConfig, Version] | None:
+        config = self._configs.get((*scope, task_id), {}).get(config_id)
+        if config is None:
+            return None
+        return config, self._protocols.get((*scope, task_id, config_id), Version.V1_0)
+
+    def _forget(self, scope: Scope, task_id: str, config_id: str) -> None:
+        configs = self._configs.get((*scope, task_id))
+        if configs is not None:
+            configs.pop(config_id, None)
+            if not configs:
+                del self._configs[(*scope, task_id)]
+        self._protocols.pop((*scope, task_id, config_id), None)
 
     async def get(
         self, scope: Scope, task_id: str, config_id: str
@@ -168,12 +217,10 @@ class InMemoryPushConfigStore:
         """Nothing to close."""
 
     def drop_task(self, key: tuple[str, str, str]) -> None:
-        """Forget every config of a task (its task was purged)."""
-        self._configs.pop(key, None)
+        """Forget every config and notification of a task (its task was purged)."""
+        for config_id in self._configs.pop(key, {}):
+            self._protocols.pop((*key, config_id), None)
+        self.outbox.drop_task(key)
 
     async def delete(self, scope: Scope, task_id: str, config_id: str) -> None:
-        configs = self._configs.get((*scope, task_id))
-        if configs is not None:
-            configs.pop(config_id, None)
-            if not configs:
-                del self._configs[(*scope, task_id)]
+        self._forget(scope, task_id, config_id)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol import paging
+from parley.protocol.negotiation import Version
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
     Scope,
@@ -23,14 +24,16 @@ from parley.server.stores.base import (
 )
 from parley.server.stores.migrations import ACTIVE_STATES, sql_list
 from parley.server.stores.postgres_db import PostgresDatabase
+from parley.server.stores.postgres_outbox import PostgresOutbox
 from parley.server.stores.postgres_sql import (
     ARTIFACTS,
     CHILD,
+    CREATE,
     GET,
     HISTORY,
-    INSERT_TASK,
     KEY,
     PURGE,
+    RECORD_AFTER,
     SAVE,
     UPDATE_TASK,
     Key,
@@ -39,14 +42,22 @@ from parley.server.stores.postgres_sql import (
 )
 from parley.server.stores.retention import DurableLifecycle
 
-if TYPE_CHECKING:
-    pass
-
 PURGE_BATCH = 500
 """Tasks deleted per purge transaction."""
 COUNTS_KEPT = 10_000
 """Tasks whose (version, history count, event count) a store remembers for one-statement
 saves; others take the read-then-write path."""
+
+
+def _nothing() -> None:
+    pass
+
+
+def _notifications(
+    task: Task, version: int, events: Sequence[TaskEvent] | None
+) -> tuple[list[str], list[str]]:
+    found = rows.notifications(task, version, events)
+    return [each[0] for each in found], [each[1] for each in found]
 
 
 def _task(row: Sequence[Any]) -> Task:
@@ -103,15 +114,18 @@ class PostgresTaskStore(DurableLifecycle):
         self.database: PostgresDatabase = database
         self._counts: dict[Key, tuple[int, int, int]] = {}
         """(version, history count, event count) of tasks this store wrote last."""
+        self.recorded: Callable[[], None] = _nothing
+        """Called after a write recorded notifications (the delivery worker's wake-up)."""
 
     # ----------------------------------------------------------------- tasks
 
     async def create(self, scope: Scope, task: Task) -> StoredTask:
         key = (*scope, task.id)
         changes = rows.created(task)
+        now = self.clock()
         async with self.database.connection(write=True) as connection:
-            done = await connection.execute(
-                INSERT_TASK,
+            row = await connection.fetchrow(
+                CREATE,
                 *key,
                 task.context_id,
                 int(task.status.state),
@@ -119,12 +133,18 @@ class PostgresTaskStore(DurableLifecycle):
                 rows.sort_ts(task),
                 rows.metadata_json(task.metadata),
                 len(task.history),
-                self.clock(),
+                now,
+                *_notifications(task, 1, None),
+                rows.micros(now),
             )
-            if done.endswith(" 0"):
+            assert row is not None
+            made, recorded = row
+            if not made:
                 raise StaleWriteError(f"task {task.id} already exists")
             await write_rows(connection, key, changes)
         self._remember(key, 1, len(task.history), 0)
+        if recorded:
+            self.recorded()
         return StoredTask(task=task, version=1)
 
     async def get(
@@ -165,8 +185,9 @@ class PostgresTaskStore(DurableLifecycle):
         known: tuple[int, int, int],
     ) -> None:
         changes = rows.appended(task, events, known[1], known[2])
+        now = self.clock()
         async with self.database.connection() as connection:
-            applied = await connection.fetchval(
+            row = await connection.fetchrow(
                 SAVE,
                 *key,
                 int(task.status.state),
@@ -175,18 +196,25 @@ class PostgresTaskStore(DurableLifecycle):
                 rows.metadata_json(task.metadata),
                 len(task.history),
                 len(events),
-                self.clock(),
+                now,
                 expected_version,
                 *save_arguments(changes),
+                *_notifications(task, expected_version + 1, events),
+                rows.micros(now),
             )
+        assert row is not None
+        applied, recorded = row
         if not applied:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
         self._remember(key, expected_version + 1, len(task.history), known[2] + len(events))
+        if recorded:
+            self.recorded()
 
     async def _save_read_first(
         self, key: Key, task: Task, events: Sequence[TaskEvent], expected_version: int
     ) -> None:
         status = rows.status_json(task.status)
+        now = self.clock()
         async with self.database.connection(write=True) as connection:
             found = await connection.fetchrow(
                 f"SELECT version, history_count, event_count FROM tasks WHERE {KEY} FOR UPDATE",
@@ -204,10 +232,18 @@ class PostgresTaskStore(DurableLifecycle):
                 rows.metadata_json(task.metadata),
                 len(task.history),
                 len(events),
-                self.clock(),
+                now,
             )
             await write_rows(connection, key, changes)
+            recorded = await connection.execute(
+                RECORD_AFTER,
+                *key,
+                *_notifications(task, expected_version + 1, events),
+                rows.micros(now),
+            )
         self._remember(key, expected_version + 1, len(task.history), found[2] + len(events))
+        if not recorded.endswith(" 0"):
+            self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
         size = paging.check_page_size(page_size)
@@ -256,10 +292,11 @@ class PostgresTaskStore(DurableLifecycle):
 
 
 class PostgresPushConfigStore:
-    """Push configs in the same PostgreSQL database, scoped like tasks."""
+    """Push configs in the same PostgreSQL database, scoped like tasks, and their outbox."""
 
     def __init__(self, database: PostgresDatabase) -> None:
         self.database = database
+        self.outbox = PostgresOutbox(database)
 
     async def open(self) -> None:
         await self.database.open()
@@ -267,17 +304,20 @@ class PostgresPushConfigStore:
     async def close(self) -> None:
         await self.database.close()
 
-    async def put(self, scope: Scope, config: TaskPushNotificationConfig) -> None:
+    async def put(
+        self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
+    ) -> None:
         body = rows.push_config_json(rows.with_tenant(config, scope[0]))
         async with self.database.connection() as connection:
             await connection.execute(
-                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body)
-                VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, owner, task_id, config_id)
-                DO UPDATE SET body = excluded.body""",
+                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
+                VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, config_id)
+                DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
                 *scope,
                 config.task_id,
                 config.id,
                 body,
+                protocol.value,
             )
 
     async def get(
@@ -300,10 +340,12 @@ class PostgresPushConfigStore:
         return tuple(rows.push_config(row[0]) for row in found)
 
     async def delete(self, scope: Scope, task_id: str, config_id: str) -> None:
-        async with self.database.connection() as connection:
-            await connection.execute(
-                f"DELETE FROM push_configs WHERE {CHILD} AND config_id = $4",
-                *scope,
-                task_id,
-                config_id,
-            )
+        """The config, and the notifications still waiting for it (none is sent after)."""
+        async with self.database.connection(write=True) as connection:
+            for table, pending in (("push_configs", ""), ("push_outbox", " AND state = 0")):
+                await connection.execute(
+                    f"DELETE FROM {table} WHERE {CHILD} AND config_id = $4{pending}",
+                    *scope,
+                    task_id,
+                    config_id,
+                )

@@ -75,4 +75,26 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (tenant, owner, task_id, config_id)
         )""",
     ),
+    (
+        # Version 2: push delivery (see the SQLite schema's version 2).
+        "ALTER TABLE push_configs ADD COLUMN protocol text",  # NULL: set before, in 1.0
+        """CREATE TABLE push_outbox (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            tenant text NOT NULL,
+            owner text NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            config_id text NOT NULL,
+            event_id text NOT NULL,
+            payload json NOT NULL,
+            state smallint NOT NULL DEFAULT 0,
+            attempts integer NOT NULL DEFAULT 0,
+            due_at bigint NOT NULL,
+            lease_until bigint NOT NULL DEFAULT 0,
+            last_error text,
+            created_at bigint NOT NULL
+        )""",
+        """CREATE INDEX push_outbox_queue
+            ON push_outbox (tenant, owner, task_id, config_id, state, id)""",
+        "CREATE INDEX push_outbox_due ON push_outbox (state, due_at)",
+    ),
 )

@@ -44,6 +44,27 @@ GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
     ELSE {HISTORY.format(first="t.history_count - coalesce($4::bigint, t.history_count)")} END,
     {ARTIFACTS}
     FROM tasks t WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3"""
+RECORD = """INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
+        due_at, created_at)
+    SELECT $1, $2, $3, p.config_id, n.event_id, n.payload, {now}, {now}
+    FROM push_configs p CROSS JOIN unnest({ids}::text[], {bodies}::json[])
+        WITH ORDINALITY AS n(event_id, payload, i)
+    WHERE p.tenant = $1 AND p.owner = $2 AND p.task_id = $3 AND {applied}
+    ORDER BY p.seq, n.i RETURNING 1"""
+"""Queue a write's notifications (ids and bodies as arrays) for each push config of the
+task $1..$3, config by config in creation order, each in event order (ids follow)."""
+
+CREATE = f"""WITH made AS (
+        {INSERT_TASK} RETURNING 1),
+    outbox AS ({
+    RECORD.format(applied="EXISTS (SELECT 1 FROM made)", ids="$11", bodies="$12", now="$13")
+})
+    SELECT (SELECT count(*) FROM made), (SELECT count(*) FROM outbox)"""
+"""A new task and its first notification (to configs put before it, with the message that
+created it) in one statement."""
+
+RECORD_AFTER = RECORD.format(applied="TRUE", ids="$4", bodies="$5", now="$6")
+
 SAVE = f"""WITH up AS (
         {UPDATE_TASK} AND version = $11 RETURNING 1),
     headers AS (
@@ -65,10 +86,14 @@ SAVE = f"""WITH up AS (
         INSERT INTO task_messages (tenant, owner, task_id, position, body)
         SELECT $1, $2, $3, m.position, m.body
         FROM unnest($19::int[], $20::json[]) AS m(position, body)
-        WHERE EXISTS (SELECT 1 FROM up))
-    SELECT count(*) FROM up"""
+        WHERE EXISTS (SELECT 1 FROM up)),
+    outbox AS ({
+    RECORD.format(applied="EXISTS (SELECT 1 FROM up)", ids="$21", bodies="$22", now="$23")
+})
+    SELECT (SELECT count(*) FROM up), (SELECT count(*) FROM outbox)"""
 """A whole save in one statement (one round trip), for a task whose counts are known:
-the update applies only at the expected version, and the rows only if it applied.
+the update applies only at the expected version, and the rows only if it applied, the
+notifications of the task's push configs (`RECORD`) included.
 Statements in one WITH see one snapshot, so the DELETE of replaced chunks removes only
 earlier chunks, never the ones inserted beside it."""
 
@@ -80,7 +105,10 @@ PURGE = f"""WITH gone AS (
         RETURNING tenant, owner, id),
     configs AS (
         DELETE FROM push_configs p USING gone g
-        WHERE p.tenant = g.tenant AND p.owner = g.owner AND p.task_id = g.id)
+        WHERE p.tenant = g.tenant AND p.owner = g.owner AND p.task_id = g.id),
+    notifications AS (
+        DELETE FROM push_outbox o USING gone g
+        WHERE o.tenant = g.tenant AND o.owner = g.owner AND o.task_id = g.id)
     SELECT count(*) FROM gone"""
 
 

@@ -21,6 +21,7 @@ from parley.model import (
     TaskEvent,
     TaskPushNotificationConfig,
     TaskStatus,
+    TaskStatusUpdateEvent,
 )
 from parley.protocol import paging
 from parley.protocol.errors import invalid_field
@@ -243,6 +244,26 @@ def appended(task: Task, events: Sequence[TaskEvent], history_count: int, event_
         header, _ = artifact_json(replace(item, parts=()))
         rows.headers.append(Header(item.artifact_id, position, header))
     return rows
+
+
+def notifications(
+    task: Task, version: int, events: Sequence[TaskEvent] | None
+) -> list[tuple[str, str]]:
+    """What a write tells the task's push configs: (notification id, A2A 1.0 StreamResponse
+    JSON) for the task itself when it is created (`events` None), else for each status and
+    artifact update saved. The id (task id, version, index) is stable across retries, so a
+    receiver can de-duplicate; the version is the task event's sequence number."""
+    if events is None:
+        return [(f"{task.id}.{version}.0", dumps(CODEC.encode_event(task)))]
+    return [
+        (f"{task.id}.{version}.{index}", dumps(CODEC.encode_event(event)))
+        for index, event in enumerate(events)
+        if isinstance(event, NOTIFIED)
+    ]
+
+
+NOTIFIED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+"""The task events push configs are told of (a message added to history is not)."""
 
 
 def utc_now() -> datetime:

@@ -20,6 +20,7 @@ from parley.model import (
     TaskPushNotificationConfig,
 )
 from parley.protocol import paging
+from parley.protocol.negotiation import Version
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
     Scope,
@@ -30,6 +31,7 @@ from parley.server.stores.base import (
 from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
 from parley.server.stores.retention import DurableLifecycle
 from parley.server.stores.sqlite_db import SqliteDatabase, transaction
+from parley.server.stores.sqlite_outbox import SqliteOutbox
 
 PURGE_BATCH = 500
 """Tasks deleted per purge transaction (the write lock is held that long, no longer)."""
@@ -55,6 +57,30 @@ _ARTIFACTS = """SELECT a.position, a.header, c.parts FROM artifacts a
 _FINISHED = f"state IN {sql_list(TERMINAL_STATES)} AND updated_at < ?"
 
 Key = tuple[str, str, str]
+
+_CONFIG_IDS = f"SELECT config_id FROM push_configs WHERE {_CHILD} ORDER BY rowid"
+_RECORD = """INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
+    due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
+
+
+def _record(  # noqa: PLR0917 (the parts of one write)
+    connection: sqlite3.Connection,
+    key: Key,
+    task: Task,
+    version: int,
+    events: Sequence[TaskEvent] | None,
+    now: int,
+) -> int:
+    """Queue the write's notifications for the task's push configs, in its transaction."""
+    configs = connection.execute(_CONFIG_IDS, key).fetchall()
+    if not configs:
+        return 0
+    found = rows.notifications(task, version, events)
+    connection.executemany(
+        _RECORD,
+        [(*key, config_id, *each, now, now) for (config_id,) in configs for each in found],
+    )
+    return len(configs) * len(found)
 
 
 def _write_rows(connection: sqlite3.Connection, key: Key, changes: rows.Rows) -> None:
@@ -112,6 +138,8 @@ class SqliteTaskStore(DurableLifecycle):
     ) -> None:
         super().__init__(database, clock=clock)
         self.database: SqliteDatabase = database
+        self.recorded: Callable[[], None] = _nothing
+        """Called after a write recorded notifications (the delivery worker's wake-up)."""
 
     # ----------------------------------------------------------------- tasks
 
@@ -130,12 +158,14 @@ class SqliteTaskStore(DurableLifecycle):
         )
         changes = rows.created(task)
 
-        def work(connection: sqlite3.Connection) -> None:
+        def work(connection: sqlite3.Connection) -> int:
             if connection.execute(_INSERT_TASK, (*key, *head)).rowcount == 0:
                 raise StaleWriteError(f"task {task.id} already exists")
             _write_rows(connection, key, changes)
+            return _record(connection, key, task, 1, None, now)
 
-        await self.database.write(work)
+        if await self.database.write(work):
+            self.recorded()
         return StoredTask(task=task, version=1)
 
     async def get(
@@ -184,7 +214,7 @@ class SqliteTaskStore(DurableLifecycle):
             rows.micros(self.clock()),
         )
 
-        def work(connection: sqlite3.Connection) -> None:
+        def work(connection: sqlite3.Connection) -> int:
             found = connection.execute(
                 f"SELECT version, history_count, event_count FROM tasks WHERE {_KEY}", key
             ).fetchone()
@@ -193,8 +223,10 @@ class SqliteTaskStore(DurableLifecycle):
             changes = rows.appended(task, events, found[1], found[2])
             connection.execute(_UPDATE_TASK, (*head, *key))
             _write_rows(connection, key, changes)
+            return _record(connection, key, task, expected_version + 1, events, head[-1])
 
-        await self.database.write(work)
+        if await self.database.write(work):
+            self.recorded()
         return StoredTask(task=task, version=expected_version + 1)
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
@@ -267,6 +299,7 @@ class SqliteTaskStore(DurableLifecycle):
                     (cut, PURGE_BATCH),
                 ).fetchall()
                 connection.executemany(f"DELETE FROM push_configs WHERE {_CHILD}", keys)
+                connection.executemany(f"DELETE FROM push_outbox WHERE {_CHILD}", keys)
                 connection.executemany(f"DELETE FROM tasks WHERE {_KEY}", keys)
             return len(keys)
 
@@ -278,11 +311,16 @@ class SqliteTaskStore(DurableLifecycle):
                 return purged
 
 
+def _nothing() -> None:
+    pass
+
+
 class SqlitePushConfigStore:
-    """Push configs in the same SQLite file, scoped like tasks."""
+    """Push configs in the same SQLite file, scoped like tasks, and their outbox."""
 
     def __init__(self, database: SqliteDatabase) -> None:
         self.database = database
+        self.outbox = SqliteOutbox(database)
 
     async def open(self) -> None:
         await self.database.open()
@@ -290,15 +328,17 @@ class SqlitePushConfigStore:
     async def close(self) -> None:
         await self.database.close()
 
-    async def put(self, scope: Scope, config: TaskPushNotificationConfig) -> None:
+    async def put(
+        self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
+    ) -> None:
         key = (*scope, config.task_id, config.id)
         body = rows.push_config_json(rows.with_tenant(config, scope[0]))
         await self.database.run(
             lambda connection: connection.execute(
-                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body)
-                VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, task_id, config_id)
-                DO UPDATE SET body = excluded.body""",
-                (*key, body),
+                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
+                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, task_id, config_id)
+                DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
+                (*key, body, protocol.value),
             )
         )
 
@@ -323,9 +363,13 @@ class SqlitePushConfigStore:
         return tuple(rows.push_config(body) for (body,) in found)
 
     async def delete(self, scope: Scope, task_id: str, config_id: str) -> None:
-        await self.database.run(
-            lambda connection: connection.execute(
-                f"DELETE FROM push_configs WHERE {_CHILD} AND config_id = ?",
-                (*scope, task_id, config_id),
+        """The config, and the notifications still waiting for it (none is sent after)."""
+        key = (*scope, task_id, config_id)
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(f"DELETE FROM push_configs WHERE {_CHILD} AND config_id = ?", key)
+            connection.execute(
+                f"DELETE FROM push_outbox WHERE {_CHILD} AND config_id = ? AND state = 0", key
             )
-        )
+
+        await self.database.write(work)

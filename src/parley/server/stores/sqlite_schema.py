@@ -74,4 +74,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             UNIQUE (tenant, owner, task_id, config_id)
         )""",
     ),
+    (
+        # Version 2: push delivery. A config remembers the protocol version it was made
+        # in (its payloads are that version's); `push_outbox` holds the notifications
+        # recorded with the task writes that caused them (DESIGN 10), in `id` order per
+        # (task, config). state 0 = pending, 1 = dead (kept for inspection); times are µs
+        # since the epoch; a delivered notification's row is deleted.
+        "ALTER TABLE push_configs ADD COLUMN protocol TEXT",  # NULL: set before, in 1.0
+        """CREATE TABLE push_outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            config_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            state INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            due_at INTEGER NOT NULL,
+            lease_until INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at INTEGER NOT NULL
+        )""",
+        """CREATE INDEX push_outbox_queue
+            ON push_outbox (tenant, owner, task_id, config_id, state, id)""",
+        "CREATE INDEX push_outbox_due ON push_outbox (state, due_at)",
+    ),
 )

@@ -1,0 +1,287 @@
+"""The delivery worker: takes notifications from an outbox and POSTs them to their webhooks,
+at least once, in order per (task, config), retrying on a schedule (DESIGN 10).
+
+Theory of operation. One loop claims the heads of the due queues (`Outbox.claim`, held by a
+lease a little longer than an attempt may take) while fewer than `concurrency` attempts run,
+and starts an attempt for each; a host with `per_host` attempts running gets its next ones
+postponed (not counted as attempts), so one slow receiver holds at most that many. The loop
+sleeps until a task write records notifications (`wake`), an attempt ends (which may free the
+next of its queue), the next retry is due, or `poll` passes (other processes' writes).
+
+An attempt re-checks the URL and resolves it (`ssrf.resolve_and_check`), connects to that
+address only, and sends the notification with the config's headers, signed when the config
+has a token (`signing`). 2xx: delivered. 410 Gone: the config is deleted and what waited for
+it is dead. 408, 429, 5xx, timeouts, connection and resolution errors: retried on the
+schedule. Other answers (4xx, an unfollowed redirect): retried `client_errors` times in all.
+A URL the guard refuses now: dead at once. After the schedule: dead, kept for inspection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from parley import __version__
+from parley.protocol.negotiation import Version
+from parley.server.push import signing
+from parley.server.push.outbox import Delivery, Outbox
+from parley.server.push.sender import post, webhook_client
+from parley.server.push.ssrf import (
+    NO_ALLOW,
+    Allow,
+    HostResolutionError,
+    Resolver,
+    UnsafeUrlError,
+    resolve_and_check,
+)
+from parley.server.stores.base import TaskStore
+from parley.wire import json as wire_json
+from parley.wire.v0_3.json import CODEC as V0_3
+
+log = logging.getLogger("parley.push")
+
+V1_CONTENT_TYPE = "application/a2a+json"
+V0_3_CONTENT_TYPE = "application/json"
+TOKEN_HEADER = "X-A2A-Notification-Token"  # noqa: S105 (a header name)
+
+
+@dataclass(frozen=True, slots=True)
+class RetrySchedule:
+    """Full-jitter exponential backoff: before retry n (n = 1, 2, ...) wait a random time in
+    [0, min(cap, base * 2**n)] seconds; after `retries` retries the notification is dead.
+    The default: first retries within seconds, the ceilings doubling to 18 h; the last
+    attempt comes about 27 h after the first on average (at most ~55 h)."""
+
+    base: float = 1.0
+    cap: float = 65536.0
+    retries: int = 17
+    client_errors: int = 3
+    """Attempts in all for a notification the receiver refuses with a 4xx (not 408, 410, 429)."""
+
+    def delay(self, retry: int, rand: Callable[[], float] = random.random) -> float:
+        return rand() * min(self.cap, self.base * 2.0**retry)
+
+
+@dataclass(frozen=True, slots=True)
+class PushSettings:
+    """How notifications are delivered (`parley serve --push-*`)."""
+
+    allow: Allow = NO_ALLOW
+    """Exceptions to the SSRF guard (`--push-allow`), for development and tests."""
+    schedule: RetrySchedule = field(default_factory=RetrySchedule)
+    timeout: float = 10.0
+    """Seconds one attempt may take, connecting to reading the status (R-PUSH-15)."""
+    concurrency: int = 64
+    per_host: int = 4
+    poll: float = 1.0
+    read_limit: int = 1024
+    """Bytes of an answer's body read (for the reason of a failure), at most."""
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+class DeliveryWorker:
+    """Delivers an outbox's notifications (`start` in the app's startup, `stop` at shutdown).
+    `tasks` is read for 0.3 configs, whose payload is the task as it is when sent."""
+
+    def __init__(
+        self,
+        outbox: Outbox,
+        tasks: TaskStore,
+        settings: PushSettings | None = None,
+        *,
+        resolver: Resolver | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.outbox = outbox
+        self.tasks = tasks
+        self.settings = settings or PushSettings()
+        self.resolver = resolver
+        self._client = client
+        self._wake = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+        self._hosts: Counter[str] = Counter()
+        self.delivered = 0
+        """Notifications delivered since start (for tests and benchmarks)."""
+
+    def wake(self) -> None:
+        """Look for due notifications now (a task write recorded some)."""
+        self._wake.set()
+
+    async def start(self) -> None:
+        if self._loop is None:
+            if self._client is None:
+                self._client = webhook_client(timeout=self.settings.timeout)
+            self._loop = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop claiming; cancel the attempts in flight (their leases expire and they are
+        claimed again, by this process when it restarts or by another one)."""
+        loop, self._loop = self._loop, None
+        tasks = [each for each in (loop, *self._running) if each is not None]
+        for each in tasks:
+            each.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _run(self) -> None:
+        settings = self.settings
+        while True:
+            self._wake.clear()
+            wait = settings.poll
+            try:
+                free = settings.concurrency - len(self._running)
+                if free > 0:
+                    now = _now_us()
+                    lease = now + int((settings.timeout + 5.0) * 1e6)
+                    for each in await self.outbox.claim(now, lease, free):
+                        await self._start_attempt(each, now)
+                    due = await self.outbox.next_due()
+                    if due is not None and due > now:
+                        wait = min(wait, (due - now) / 1e6)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("push delivery: the outbox failed; trying again")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=max(wait, 0.001))
+
+    async def _start_attempt(self, delivery: Delivery, now: int) -> None:
+        assert delivery.config is not None
+        host = httpx.URL(delivery.config.url).host if _parses(delivery.config.url) else ""
+        if self._hosts[host] >= self.settings.per_host:  # wait for that host's attempts
+            await self.outbox.retry(delivery, now + int(self.settings.poll * 1e6), None)
+            return
+        self._hosts[host] += 1
+        attempt = asyncio.get_running_loop().create_task(self._attempt(delivery))
+        self._running.add(attempt)
+
+        def done(_: asyncio.Task[None]) -> None:
+            self._running.discard(attempt)
+            self._hosts[host] -= 1
+            if self._hosts[host] <= 0:
+                del self._hosts[host]
+            self._wake.set()  # the next of its queue may go now
+
+        attempt.add_done_callback(done)
+
+    async def _attempt(self, delivery: Delivery) -> None:
+        try:
+            outcome = await self._send(delivery)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug or a store failure: retried, never lost
+            log.exception("push delivery %s failed", delivery.notification_id)
+            outcome = ("retry", f"{type(exc).__name__}: {exc}")
+        await self._settle(delivery, *outcome)
+
+    async def _settle(self, delivery: Delivery, verdict: str, reason: str) -> None:
+        schedule = self.settings.schedule
+        attempts = delivery.attempts + 1
+        where = f"{delivery.notification_id} to config {delivery.config_id}"
+        if verdict == "delivered":
+            await self.outbox.delivered(delivery)
+            self.delivered += 1
+            return
+        if verdict == "gone":
+            log.warning("push %s: %s; the config is disabled", where, reason)
+            await self.outbox.disable(delivery, reason)
+            return
+        if verdict == "client" and attempts >= schedule.client_errors:
+            verdict = "dead"
+        if verdict == "retry" and attempts > schedule.retries:
+            reason = f"{reason} (gave up after {attempts} attempts)"
+            verdict = "dead"
+        if verdict == "dead":
+            log.warning("push %s is dead: %s", where, reason)
+            await self.outbox.bury(delivery, reason)
+            return
+        due = _now_us() + int(schedule.delay(attempts) * 1e6)
+        log.info("push %s: attempt %d failed (%s); retrying", where, attempts, reason)
+        await self.outbox.retry(delivery, due, reason)
+
+    async def _send(self, delivery: Delivery) -> tuple[str, str]:
+        """(verdict, reason): delivered, gone, client (a 4xx), retry or dead."""
+        config = delivery.config
+        assert config is not None
+        assert self._client is not None
+        try:
+            checked = await resolve_and_check(
+                config.url, allow=self.settings.allow, resolver=self.resolver
+            )
+        except UnsafeUrlError as exc:
+            return "dead", f"refused by the SSRF guard: {exc}"
+        except HostResolutionError as exc:
+            return "retry", str(exc)
+        body, content_type = await self._payload(delivery)
+        if body is None:
+            return "dead", "the task no longer exists"
+        headers = {"Content-Type": content_type, "User-Agent": f"parley/{__version__}"}
+        if config.authentication is not None and config.authentication.credentials:
+            scheme, credentials = config.authentication.scheme, config.authentication.credentials
+            headers["Authorization"] = f"{scheme} {credentials}"
+        headers[signing.ID_HEADER] = delivery.notification_id
+        if config.token:
+            headers[TOKEN_HEADER] = config.token
+            key = signing.secret_key(config.token)
+            headers.update(signing.signed_headers(key, delivery.notification_id, body, time.time()))
+        else:
+            headers[signing.TIMESTAMP_HEADER] = str(int(time.time()))
+        try:
+            async with asyncio.timeout(self.settings.timeout):
+                response, prefix = await post(
+                    self._client,
+                    checked,
+                    content=body,
+                    headers=headers,
+                    read=self.settings.read_limit,
+                )
+        except TimeoutError:
+            return "retry", f"no answer within {self.settings.timeout:g} s"
+        except httpx.HTTPError as exc:
+            return "retry", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return _verdict(response.status_code, prefix)
+
+    async def _payload(self, delivery: Delivery) -> tuple[bytes | None, str]:
+        if delivery.protocol is not Version.V0_3:
+            return delivery.payload, V1_CONTENT_TYPE
+        stored = await self.tasks.get(delivery.scope, delivery.task_id)
+        if stored is None:
+            return None, V0_3_CONTENT_TYPE
+        return wire_json.dumps(V0_3.encode(stored.task)), V0_3_CONTENT_TYPE
+
+
+def _parses(url: str) -> bool:
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL:
+        return False
+    return True
+
+
+def _verdict(status: int, prefix: bytes) -> tuple[str, str]:
+    if 200 <= status < 300:
+        return "delivered", f"HTTP {status}"
+    said = prefix[:200].decode("utf-8", "replace").strip()
+    reason = f"HTTP {status}" + (f": {said}" if said else "")
+    if status == 410:
+        return "gone", reason
+    if status in (408, 429) or status >= 500:
+        return "retry", reason
+    return "client", reason
+
+
+__all__ = ["DeliveryWorker", "PushSettings", "RetrySchedule"]

@@ -1,0 +1,79 @@
+"""The outbox seam (DESIGN 10): notifications are recorded by the task store in the same
+transaction as the task write that causes them, and the delivery worker takes them from
+here. Each push-config store has one (`push_store.outbox`), over the same database.
+
+A notification waits in the queue of its (task, config), in the order it was recorded;
+`claim` gives only the head of each queue, when it is due and no worker holds it, and
+holds it (a lease) until the worker reports: delivered (deleted), retry at a later time,
+dead (kept for inspection, the queue moves on), or the config is gone (410: the config is
+deleted and what waited for it is dead). A worker that dies leaves its lease to expire, and
+the head is claimed again: delivery is at least once. Times are µs since the epoch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from parley.model import TaskPushNotificationConfig
+from parley.protocol.negotiation import Version
+
+Scope = tuple[str, str]
+
+PENDING = 0
+DEAD = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One notification for one config: `payload` is the A2A 1.0 StreamResponse JSON of the
+    event; `config` the config as stored now (None when listed for inspection)."""
+
+    id: int
+    scope: Scope
+    task_id: str
+    config_id: str
+    notification_id: str
+    payload: bytes
+    attempts: int
+    due_at: int
+    created_at: int
+    state: int = PENDING
+    last_error: str | None = None
+    config: TaskPushNotificationConfig | None = None
+    protocol: Version = Version.V1_0
+
+
+class Outbox(Protocol):
+    async def claim(self, now: int, lease_until: int, limit: int) -> list[Delivery]:
+        """Up to `limit` due, unheld queue heads, held until `lease_until`; a head whose
+        config was deleted is dropped with its queue."""
+        ...
+
+    async def delivered(self, delivery: Delivery) -> None: ...
+
+    async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
+        """Count the attempt (that failed with `error`) and try again at `due_at`; with no
+        error, nothing was attempted: only postpone it and let it go."""
+        ...
+
+    async def bury(self, delivery: Delivery, error: str) -> None:
+        """Count the attempt and keep it as dead; its queue moves on."""
+        ...
+
+    async def disable(self, delivery: Delivery, error: str) -> None:
+        """The receiver said the config is gone (410): delete the config, bury its queue."""
+        ...
+
+    async def next_due(self) -> int | None:
+        """When the earliest pending notification is due (None: nothing pending)."""
+        ...
+
+    async def inspect(self, *, state: int, limit: int) -> list[Delivery]:
+        """Pending or dead notifications, oldest first (for `parley push`)."""
+        ...
+
+    async def requeue(self, ids: Sequence[int] | None, now: int) -> int:
+        """Make dead notifications (`ids`, or all of them) pending again, due now; how many."""
+        ...

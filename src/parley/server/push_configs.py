@@ -1,0 +1,135 @@
+"""The push-config operations of `AgentService` (R-PUSH-1..8): create, get, list, delete, and
+the config a SendMessage carries. A webhook URL passes the SSRF guard's syntactic check when
+set (`push.ssrf.check_url`, with the service's allow-list) and is checked again, resolved, at
+every delivery; a config remembers the protocol version it was set in (its payloads are in
+that version); credentials and tokens are never sent back (R-PUSH-21, R-PUSH-22).
+"""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from parley.model import (
+    AgentCard,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    SendMessageRequest,
+    TaskPushNotificationConfig,
+)
+from parley.protocol import validation
+from parley.protocol.errors import TaskNotFoundError, invalid_field
+from parley.protocol.operations import Operation, require_capability
+from parley.server.context import CallContext
+from parley.server.push.ssrf import NO_ALLOW, Allow, UnsafeUrlError, check_url
+from parley.server.stores.base import PushConfigStore, Scope, StoredTask
+
+
+def check_webhook(config: TaskPushNotificationConfig, allow: Allow, field: str = "url") -> None:
+    """InvalidParamsError on `field` when the SSRF guard refuses the config's URL."""
+    try:
+        check_url(config.url, allow=allow)
+    except UnsafeUrlError as exc:
+        raise invalid_field(field, f"webhook URL refused: {exc}") from None
+
+
+def redacted(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
+    """The config without its secrets: the authentication's scheme stays, its credentials and
+    the token go."""
+    auth = config.authentication
+    if auth is not None and auth.credentials:
+        auth = replace(auth, credentials="")
+    if auth is config.authentication and not config.token:
+        return config
+    return replace(config, authentication=auth, token="")
+
+
+class PushConfigOperations:
+    """Mixed into AgentService, which provides these."""
+
+    _card: AgentCard
+    _prefix: str
+    push_store: PushConfigStore
+    push_allow: Allow = NO_ALLOW
+
+    def store_scope(self, ctx: CallContext) -> Scope:
+        raise NotImplementedError
+
+    async def _stored(
+        self, scope: Scope, task_id: str, history_length: int | None = None
+    ) -> StoredTask:
+        raise NotImplementedError
+
+    def _check_inline_push(self, request: SendMessageRequest) -> None:
+        configuration = request.configuration
+        if configuration is None or configuration.push_notification_config is None:
+            return
+        require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
+        check_webhook(
+            configuration.push_notification_config,
+            self.push_allow,
+            "configuration.taskPushNotificationConfig.url",
+        )
+
+    async def _put_inline_push(
+        self, ctx: CallContext, scope: Scope, request: SendMessageRequest, task_id: str
+    ) -> None:
+        """A SendMessage's config, put before its task runs, so it hears every event."""
+        assert request.configuration is not None
+        config = request.configuration.push_notification_config
+        assert config is not None
+        config = replace(config, task_id=task_id, id=config.id or task_id)
+        await self.push_store.put(scope, config, protocol=ctx.version)
+
+    async def create_task_push_notification_config(
+        self, ctx: CallContext, request: TaskPushNotificationConfig
+    ) -> TaskPushNotificationConfig:
+        require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
+        validation.validate_push_config(request)
+        check_webhook(request, self.push_allow)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        config = replace(request, id=request.id or request.task_id, tenant=ctx.tenant)
+        await self.push_store.put(scope, config, protocol=ctx.version)
+        return redacted(config)
+
+    async def get_task_push_notification_config(
+        self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
+    ) -> TaskPushNotificationConfig:
+        require_capability(self._card, Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        config = await self.push_store.get(scope, request.task_id, request.id)
+        if config is None:
+            raise TaskNotFoundError(
+                f"Push notification config {request.id} of task {request.task_id} not found",
+                metadata={"taskId": request.task_id, "configId": request.id},
+            )
+        return self._as_put(config, ctx)
+
+    async def list_task_push_notification_configs(
+        self, ctx: CallContext, request: ListTaskPushNotificationConfigsRequest
+    ) -> ListTaskPushNotificationConfigsResponse:
+        require_capability(self._card, Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        configs = await self.push_store.list(scope, request.task_id)
+        return ListTaskPushNotificationConfigsResponse(
+            configs=tuple(self._as_put(config, ctx) for config in configs)
+        )
+
+    async def delete_task_push_notification_config(
+        self, ctx: CallContext, request: DeleteTaskPushNotificationConfigRequest
+    ) -> None:
+        require_capability(self._card, Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
+        scope = self.store_scope(ctx)
+        await self._stored(scope, request.task_id)
+        await self.push_store.delete(scope, request.task_id, request.id)
+
+    def _as_put(
+        self, config: TaskPushNotificationConfig, ctx: CallContext
+    ) -> TaskPushNotificationConfig:
+        """A stored config carries its store scope's tenant, the namespace included; the
+        caller gets its own tenant back, and no secret."""
+        return redacted(replace(config, tenant=ctx.tenant) if self._prefix else config)

@@ -1,0 +1,147 @@
+"""The SQLite outbox (`SqlitePushConfigStore.outbox`): `push_outbox` rows, written by the task
+store in the transaction of the write that caused them (see `parley.server.push.outbox`)."""
+
+# Queries are composed of constant fragments only; every value is a bound parameter.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from parley.protocol.negotiation import Version
+from parley.server.push.outbox import DEAD, PENDING, Delivery
+from parley.server.stores import rows
+from parley.server.stores.sqlite_db import SqliteDatabase
+
+_COLUMNS = """o.id, o.tenant, o.owner, o.task_id, o.config_id, o.event_id, o.payload,
+    o.attempts, o.due_at, o.created_at, o.state, o.last_error"""
+_HEADS = f"""SELECT {_COLUMNS}, p.body, p.protocol FROM push_outbox o
+    LEFT JOIN push_configs p ON p.tenant = o.tenant AND p.owner = o.owner
+        AND p.task_id = o.task_id AND p.config_id = o.config_id
+    WHERE o.state = {PENDING} AND o.due_at <= ? AND o.lease_until <= ?
+    AND o.id = (SELECT min(h.id) FROM push_outbox h WHERE h.tenant = o.tenant
+        AND h.owner = o.owner AND h.task_id = o.task_id AND h.config_id = o.config_id
+        AND h.state = {PENDING})
+    ORDER BY o.due_at, o.id LIMIT ?"""
+_QUEUE = "tenant = ? AND owner = ? AND task_id = ? AND config_id = ?"
+
+
+def delivery(row: Sequence[Any], body: str | None = None, protocol: str | None = None) -> Delivery:
+    """A delivery from the `_COLUMNS` of a row (and its config's body and protocol)."""
+    id_, tenant, owner, task_id, config_id, event_id, payload, attempts, due, created = row[:10]
+    return Delivery(
+        id=id_,
+        scope=(tenant, owner),
+        task_id=task_id,
+        config_id=config_id,
+        notification_id=event_id,
+        payload=payload.encode() if isinstance(payload, str) else bytes(payload),
+        attempts=attempts,
+        due_at=due,
+        created_at=created,
+        state=row[10],
+        last_error=row[11],
+        config=None if body is None else rows.push_config(body),
+        protocol=Version(protocol) if protocol else Version.V1_0,
+    )
+
+
+def _queue(each: Delivery) -> tuple[str, str, str, str]:
+    return (*each.scope, each.task_id, each.config_id)
+
+
+class SqliteOutbox:
+    def __init__(self, database: SqliteDatabase) -> None:
+        self.database = database
+
+    async def claim(self, now: int, lease_until: int, limit: int) -> list[Delivery]:
+        def work(connection: sqlite3.Connection) -> list[Delivery]:
+            found = connection.execute(_HEADS, (now, now, limit)).fetchall()
+            claimed: list[Delivery] = []
+            for row in found:
+                if row[12] is None:  # the config was deleted: nothing more goes to it
+                    connection.execute(
+                        f"DELETE FROM push_outbox WHERE {_QUEUE} AND state = {PENDING}", row[1:5]
+                    )
+                    continue
+                connection.execute(
+                    "UPDATE push_outbox SET lease_until = ? WHERE id = ?", (lease_until, row[0])
+                )
+                claimed.append(delivery(row, row[12], row[13]))
+            return claimed
+
+        return await self.database.write(work)
+
+    async def delivered(self, delivery: Delivery) -> None:
+        await self.database.write(
+            lambda c: c.execute("DELETE FROM push_outbox WHERE id = ?", (delivery.id,))
+        )
+
+    async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
+        await self.database.write(
+            lambda c: c.execute(
+                """UPDATE push_outbox SET attempts = attempts + ?, due_at = ?, lease_until = 0,
+                last_error = coalesce(?, last_error) WHERE id = ?""",
+                (int(error is not None), due_at, error, delivery.id),
+            )
+        )
+
+    async def bury(self, delivery: Delivery, error: str) -> None:
+        await self.database.write(
+            lambda c: c.execute(
+                f"""UPDATE push_outbox SET attempts = attempts + 1, state = {DEAD},
+                lease_until = 0, last_error = ? WHERE id = ?""",
+                (error, delivery.id),
+            )
+        )
+
+    async def disable(self, delivery: Delivery, error: str) -> None:
+        queue = _queue(delivery)
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(
+                "UPDATE push_outbox SET attempts = attempts + 1 WHERE id = ?", (delivery.id,)
+            )
+            connection.execute(
+                f"""UPDATE push_outbox SET state = {DEAD}, lease_until = 0, last_error = ?
+                WHERE {_QUEUE} AND state = {PENDING}""",
+                (error, *queue),
+            )
+            connection.execute(
+                "DELETE FROM push_configs WHERE tenant = ? AND owner = ? AND task_id = ?"
+                " AND config_id = ?",
+                queue,
+            )
+
+        await self.database.write(work)
+
+    async def next_due(self) -> int | None:
+        found = await self.database.run(
+            lambda c: c.execute(
+                f"SELECT min(due_at) FROM push_outbox WHERE state = {PENDING}"
+            ).fetchone()
+        )
+        return None if found is None else found[0]
+
+    async def inspect(self, *, state: int, limit: int) -> list[Delivery]:
+        found = await self.database.run(
+            lambda c: c.execute(
+                f"SELECT {_COLUMNS} FROM push_outbox o WHERE o.state = ? ORDER BY o.id LIMIT ?",
+                (state, limit),
+            ).fetchall()
+        )
+        return [delivery(row) for row in found]
+
+    async def requeue(self, ids: Sequence[int] | None, now: int) -> int:
+        def work(connection: sqlite3.Connection) -> int:
+            update = f"UPDATE push_outbox SET state = {PENDING}, due_at = ?, lease_until = 0"
+            if ids is None:
+                return connection.execute(f"{update} WHERE state = {DEAD}", (now,)).rowcount
+            return sum(
+                connection.execute(f"{update} WHERE state = {DEAD} AND id = ?", (now, i)).rowcount
+                for i in ids
+            )
+
+        return await self.database.write(work)
