@@ -1220,7 +1220,7 @@ def test_push_config_crud() -> None:
             ALICE, TaskPushNotificationConfig(url=HOOK, task_id=task.id, token="tok")
         )
         assert default.id == task.id
-        assert default.token == ""  # a secret is never sent back (R-PUSH-21)
+        assert default.token == "tok"  # create echoes it; get and list redact it
         named = await service.create_task_push_notification_config(
             ALICE,
             TaskPushNotificationConfig(url=HOOK + "/2", task_id=task.id, id="second"),

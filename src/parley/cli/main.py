@@ -1,6 +1,7 @@
 """`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`,
-talking to any A2A agent: `parley card|send|get|list|cancel|subscribe URL …`, and
-receiving its push notifications locally: `parley webhook listen`.
+`parley push list|retry` (deliveries in a store's outbox), talking to any A2A agent:
+`parley card|send|get|list|cancel|subscribe URL …`, and receiving its push notifications
+locally: `parley webhook listen`.
 Configuration is built here, at the edge, from flags and environment."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 from parley import __version__
 from parley.cli.db import add_db_command
+from parley.cli.deliveries import add_push_command
 from parley.cli.errors import EXIT_CODES, OneLineParser
 from parley.cli.serve import add_serve_command
 from parley.cli.talk import add_talk_commands
@@ -28,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_command(commands)
     add_db_command(commands)
+    add_push_command(commands)
     add_talk_commands(commands)
     add_webhook_command(commands)
     return parser

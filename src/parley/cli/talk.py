@@ -23,7 +23,17 @@ from parley.cli.options import (
 from parley.cli.output import Output, state_name
 from parley.cli.spinner import spinning
 from parley.client import ClientStream, Reconnected, StreamItem, fetch_card, user_message
-from parley.model import DataPart, Message, Part, Task, TaskState, TaskStatusUpdateEvent, TextPart
+from parley.model import (
+    DataPart,
+    Message,
+    Part,
+    SendMessageConfiguration,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
 from parley.protocol import lifecycle
 from parley.protocol.operations import Operation
 from parley.server.agent import SKILL_METADATA_KEY
@@ -95,6 +105,18 @@ def _send_arguments(send: argparse.ArgumentParser) -> None:
     send.add_argument("--task", metavar="ID", default="", help="continue this task")
     send.add_argument("--context", metavar="ID", default="", help="send in this context")
     send.add_argument("--skill", metavar="NAME", help="ask for this skill (message metadata)")
+    send.add_argument(
+        "--push-url",
+        metavar="URL",
+        help="have the task's updates POSTed to this webhook (e.g. `parley webhook listen`)",
+    )
+    send.add_argument(
+        "--push-token",
+        metavar="TOKEN",
+        default="",
+        help="the webhook's token: sent as X-A2A-Notification-Token, and the key each "
+        "notification is signed with (a whsec_ secret or any text)",
+    )
 
 
 def execute(command: Command, arguments: argparse.Namespace, output: Output | None = None) -> int:
@@ -153,12 +175,23 @@ def _message(arguments: argparse.Namespace) -> Message:
     return user_message(parts, metadata=metadata)
 
 
+def _push(arguments: argparse.Namespace) -> SendMessageConfiguration | None:
+    if not arguments.push_url:
+        if arguments.push_token:
+            raise UsageError("--push-token goes with --push-url")
+        return None
+    hook = TaskPushNotificationConfig(url=arguments.push_url, token=arguments.push_token)
+    return SendMessageConfiguration(push_notification_config=hook)
+
+
 async def _send(arguments: argparse.Namespace, output: Output) -> int:
     message = _message(arguments)
-    task_id, context_id = arguments.task, arguments.context
+    task_id, context_id, push = arguments.task, arguments.context, _push(arguments)
     async with connected(arguments) as client:
         if arguments.stream:
-            stream = client.stream(message, task_id=task_id, context_id=context_id)
+            stream = client.stream(
+                message, task_id=task_id, context_id=context_id, configuration=push
+            )
             return await _follow(stream, output)
         async with spinning(WAITING):
             result = await client.send(
@@ -166,6 +199,7 @@ async def _send(arguments: argparse.Namespace, output: Output) -> int:
                 task_id=task_id,
                 context_id=context_id,
                 return_immediately=arguments.no_wait,
+                configuration=push,
             )
     output.result(Operation.SEND_MESSAGE, result)
     return outcome(result.status.state) if isinstance(result, Task) else ExitCode.OK

@@ -2,7 +2,7 @@
 the config a SendMessage carries. A webhook URL passes the SSRF guard's syntactic check when
 set (`push.ssrf.check_url`, with the service's allow-list) and is checked again, resolved, at
 every delivery; a config remembers the protocol version it was set in (its payloads are in
-that version); credentials and tokens are never sent back (R-PUSH-21, R-PUSH-22).
+that version); get and list never show credentials or tokens (R-PUSH-21, R-PUSH-22).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class PushConfigOperations:
         await self._stored(scope, request.task_id)
         config = replace(request, id=request.id or request.task_id, tenant=ctx.tenant)
         await self.push_store.put(scope, config, protocol=ctx.version)
-        return redacted(config)
+        return config  # the caller's own input: get and list are what never show secrets
 
     async def get_task_push_notification_config(
         self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
