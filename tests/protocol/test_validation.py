@@ -67,17 +67,35 @@ def test_a_plain_send_is_valid() -> None:
     v.validate_send(send(message(), SendMessageConfiguration(history_length=0)))
 
 
+def _header_safe(text: str) -> bool:
+    return len(text) <= v.MAX_WEBHOOK_SECRET and all(" " <= char <= "~" for char in text)
+
+
 @given(send_configurations(Flavor.V1_0))
 def test_generated_configurations_are_valid_unless_the_webhook_is_not_http(
     config: SendMessageConfiguration,
 ) -> None:
+    """Valid, unless the URL is not http(s) or a value sent in a header could not be
+    (line breaks, control characters, non-ASCII: header injection)."""
     push = config.push_notification_config
-    if push is None or push.url.startswith(("http://", "https://")):
+    auth = push.authentication if push is not None else None
+    field = "configuration.taskPushNotificationConfig."
+    if push is None:
+        bad = None
+    elif not push.url.startswith(("http://", "https://")):
+        bad = "url"  # e.g. a bare `host:port`
+    elif auth is not None and not _header_safe(auth.credentials):
+        bad = "authentication.credentials"
+    elif not _header_safe(push.token):
+        bad = "token"
+    else:
+        bad = None
+    if bad is None:
         v.validate_send(send(message(), config))
         return
-    with pytest.raises(InvalidParamsError) as caught:  # e.g. a bare `host:port`
+    with pytest.raises(InvalidParamsError) as caught:
         v.validate_send(send(message(), config))
-    assert field_of(caught.value) == "configuration.taskPushNotificationConfig.url"
+    assert field_of(caught.value) == field + bad
 
 
 @pytest.mark.parametrize(
@@ -199,6 +217,57 @@ def test_push_config_needs_task_id_and_auth_scheme() -> None:
     with pytest.raises(InvalidParamsError) as caught:
         v.validate_push_config(bad_auth)
     assert field_of(caught.value) == "authentication.scheme"
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        (TaskPushNotificationConfig(url="https://h/" + "x" * 2048), "url"),
+        (TaskPushNotificationConfig(url="https://h/x", token="t" * 4097), "token"),
+        (TaskPushNotificationConfig(url="https://h/x", token="a\r\nX-Evil: 1"), "token"),
+        (TaskPushNotificationConfig(url="https://h/x", token="caf\u00e9"), "token"),
+        (
+            TaskPushNotificationConfig(
+                url="https://h/x", authentication=AuthenticationInfo(scheme="Bearer x")
+            ),
+            "authentication.scheme",
+        ),
+        (
+            TaskPushNotificationConfig(
+                url="https://h/x", authentication=AuthenticationInfo(scheme="B" * 65)
+            ),
+            "authentication.scheme",
+        ),
+        (
+            TaskPushNotificationConfig(
+                url="https://h/x",
+                authentication=AuthenticationInfo(scheme="Bearer", credentials="a\nb"),
+            ),
+            "authentication.credentials",
+        ),
+        (
+            TaskPushNotificationConfig(
+                url="https://h/x",
+                authentication=AuthenticationInfo(scheme="Bearer", credentials="c" * 4097),
+            ),
+            "authentication.credentials",
+        ),
+    ],
+)
+def test_push_config_values_sent_in_headers_are_bounded_and_one_line(
+    config: TaskPushNotificationConfig, field: str
+) -> None:
+    """A config's URL, token and credentials are bounded; what travels in a header is
+    printable ASCII on one line (no header injection into the webhook request)."""
+    with pytest.raises(InvalidParamsError) as caught:
+        v.validate_push_config(config, require_task_id=False)
+    assert field_of(caught.value) == field
+    fine = TaskPushNotificationConfig(
+        url="https://h/x",
+        token="t" * 4096,
+        authentication=AuthenticationInfo(scheme="Bearer", credentials="c d" * 1000),
+    )
+    v.validate_push_config(fine, require_task_id=False)
 
 
 def task_in(state: TaskState) -> Task:

@@ -50,6 +50,8 @@ log = logging.getLogger("parley.push")
 
 V1_CONTENT_TYPE = "application/a2a+json"
 V0_3_CONTENT_TYPE = "application/json"
+REPAIR_EVERY = 30.0
+"""Seconds between `Outbox.repair` runs (and one at start)."""
 TOKEN_HEADER = "X-A2A-Notification-Token"  # noqa: S105 (a header name)
 
 
@@ -139,10 +141,14 @@ class DeliveryWorker:
 
     async def _run(self) -> None:
         settings = self.settings
+        repaired = -REPAIR_EVERY
         while True:
             self._wake.clear()
             wait = settings.poll
             try:
+                if time.monotonic() - repaired >= REPAIR_EVERY:
+                    repaired = time.monotonic()
+                    await self.outbox.repair(_now_us())
                 free = settings.concurrency - len(self._running)
                 if free > 0:
                     now = _now_us()
@@ -156,8 +162,11 @@ class DeliveryWorker:
                 raise
             except Exception:
                 log.exception("push delivery: the outbox failed; trying again")
+            # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes as
+            # the wait ends (a wake-up), and stop() would then wait for this loop forever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=max(wait, 0.001))
+                async with asyncio.timeout(max(wait, 0.001)):
+                    await self._wake.wait()
 
     async def _start_attempt(self, delivery: Delivery, now: int) -> None:
         assert delivery.config is not None
@@ -218,14 +227,19 @@ class DeliveryWorker:
         config = delivery.config
         assert config is not None
         assert self._client is not None
+        timeout = self.settings.timeout
+        deadline = asyncio.get_running_loop().time() + timeout  # resolving is part of it
         try:
-            checked = await resolve_and_check(
-                config.url, allow=self.settings.allow, resolver=self.resolver
-            )
+            async with asyncio.timeout_at(deadline):
+                checked = await resolve_and_check(
+                    config.url, allow=self.settings.allow, resolver=self.resolver
+                )
         except UnsafeUrlError as exc:
             return "dead", f"refused by the SSRF guard: {exc}"
         except HostResolutionError as exc:
             return "retry", str(exc)
+        except TimeoutError:
+            return "retry", f"{httpx.URL(config.url).host} did not resolve within {timeout:g} s"
         body, content_type = await self._payload(delivery)
         if body is None:
             return "dead", "the task no longer exists"
@@ -241,7 +255,7 @@ class DeliveryWorker:
         else:
             headers[signing.TIMESTAMP_HEADER] = str(int(time.time()))
         try:
-            async with asyncio.timeout(self.settings.timeout):
+            async with asyncio.timeout_at(deadline):
                 response, prefix = await post(
                     self._client,
                     checked,
@@ -250,7 +264,7 @@ class DeliveryWorker:
                     read=self.settings.read_limit,
                 )
         except TimeoutError:
-            return "retry", f"no answer within {self.settings.timeout:g} s"
+            return "retry", f"no answer within {timeout:g} s"
         except httpx.HTTPError as exc:
             return "retry", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return _verdict(response.status_code, prefix)

@@ -23,6 +23,10 @@ Scope = tuple[str, str]
 
 PENDING = 0
 DEAD = 1
+BEHIND = 2**62
+"""The `due_at` of a notification waiting behind the head of its queue: not due until the
+head is settled, when the next becomes due at once. So only heads are due, and a claim
+reads the due heads, not the whole backlog."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,11 @@ class Outbox(Protocol):
 
     async def disable(self, delivery: Delivery, error: str) -> None:
         """The receiver said the config is gone (410): delete the config, bury its queue."""
+        ...
+
+    async def repair(self, now: int) -> int:
+        """Make due the queues' heads left BEHIND (a head settled in a transaction that did
+        not yet see the notification recorded behind it); how many. Run now and then."""
         ...
 
     async def next_due(self) -> int | None:

@@ -7,15 +7,23 @@ Workers in several processes share it: a claim skips rows another worker has loc
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
-from parley.server.push.outbox import DEAD, PENDING, Delivery
+from parley.server.push.outbox import BEHIND, DEAD, PENDING, Delivery
 from parley.server.stores.postgres_db import PostgresDatabase
 from parley.server.stores.sqlite_outbox import delivery
 
 _COLUMNS = """o.id, o.tenant, o.owner, o.task_id, o.config_id, o.event_id, o.payload::text,
     o.attempts, o.due_at, o.created_at, o.state, o.last_error"""
 _QUEUE = "tenant = $1 AND owner = $2 AND task_id = $3 AND config_id = $4"
+_NEXT = f"""UPDATE push_outbox SET due_at = least(due_at, $5) WHERE id = (SELECT min(id)
+    FROM push_outbox WHERE {_QUEUE} AND state = {PENDING})"""
+"""The queue's next notification is due now (its head was just settled)."""
+_REPAIR = f"""UPDATE push_outbox o SET due_at = $1 WHERE o.state = {PENDING}
+    AND o.due_at = {BEHIND} AND o.id = (SELECT min(h.id) FROM push_outbox h
+        WHERE h.tenant = o.tenant AND h.owner = o.owner AND h.task_id = o.task_id
+        AND h.config_id = o.config_id AND h.state = {PENDING})"""
 _CLAIM = f"""WITH heads AS (
         SELECT o.id FROM push_outbox o
         WHERE o.state = {PENDING} AND o.due_at <= $1 AND o.lease_until <= $1
@@ -30,6 +38,14 @@ _CLAIM = f"""WITH heads AS (
     LEFT JOIN push_configs p ON p.tenant = o.tenant AND p.owner = o.owner
         AND p.task_id = o.task_id AND p.config_id = o.config_id
     ORDER BY o.due_at, o.id"""
+
+
+def _queue(each: Delivery) -> tuple[str, str, str, str]:
+    return (*each.scope, each.task_id, each.config_id)
+
+
+def _now() -> int:
+    return time.time_ns() // 1000
 
 
 class PostgresOutbox:
@@ -51,8 +67,9 @@ class PostgresOutbox:
         return claimed
 
     async def delivered(self, delivery: Delivery) -> None:
-        async with self.database.connection() as connection:
+        async with self.database.connection(write=True) as connection:
             await connection.execute("DELETE FROM push_outbox WHERE id = $1", delivery.id)
+            await connection.execute(_NEXT, *_queue(delivery), _now())
 
     async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
         async with self.database.connection() as connection:
@@ -66,13 +83,14 @@ class PostgresOutbox:
             )
 
     async def bury(self, delivery: Delivery, error: str) -> None:
-        async with self.database.connection() as connection:
+        async with self.database.connection(write=True) as connection:
             await connection.execute(
                 f"""UPDATE push_outbox SET attempts = attempts + 1, state = {DEAD},
                 lease_until = 0, last_error = $1 WHERE id = $2""",
                 error,
                 delivery.id,
             )
+            await connection.execute(_NEXT, *_queue(delivery), _now())
 
     async def disable(self, delivery: Delivery, error: str) -> None:
         queue = (*delivery.scope, delivery.task_id, delivery.config_id)
@@ -91,6 +109,11 @@ class PostgresOutbox:
                 " AND config_id = $4",
                 *queue,
             )
+
+    async def repair(self, now: int) -> int:
+        async with self.database.connection() as connection:
+            done = await connection.execute(_REPAIR, now)
+        return int(done.rsplit(" ", 1)[-1])
 
     async def next_due(self) -> int | None:
         async with self.database.connection() as connection:

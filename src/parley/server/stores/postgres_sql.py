@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from parley.server.push.outbox import BEHIND
 from parley.server.stores import rows
 from parley.server.stores.migrations import TERMINAL_STATES, sql_list
 
@@ -44,15 +45,19 @@ GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
     ELSE {HISTORY.format(first="t.history_count - coalesce($4::bigint, t.history_count)")} END,
     {ARTIFACTS}
     FROM tasks t WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3"""
-RECORD = """INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
+RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
         due_at, created_at)
-    SELECT $1, $2, $3, p.config_id, n.event_id, n.payload, {now}, {now}
-    FROM push_configs p CROSS JOIN unnest({ids}::text[], {bodies}::json[])
+    SELECT $1, $2, $3, p.config_id, n.event_id, n.payload,
+        CASE WHEN n.i = 1 AND NOT EXISTS (SELECT 1 FROM push_outbox q WHERE q.tenant = $1
+            AND q.owner = $2 AND q.task_id = $3 AND q.config_id = p.config_id AND q.state = 0)
+        THEN {{now}} ELSE {BEHIND} END, {{now}}
+    FROM push_configs p CROSS JOIN unnest({{ids}}::text[], {{bodies}}::json[])
         WITH ORDINALITY AS n(event_id, payload, i)
-    WHERE p.tenant = $1 AND p.owner = $2 AND p.task_id = $3 AND {applied}
+    WHERE p.tenant = $1 AND p.owner = $2 AND p.task_id = $3 AND {{applied}}
     ORDER BY p.seq, n.i RETURNING 1"""
 """Queue a write's notifications (ids and bodies as arrays) for each push config of the
-task $1..$3, config by config in creation order, each in event order (ids follow)."""
+task $1..$3, config by config in creation order, each in event order (ids follow); only a
+new queue's first is due now, the others wait BEHIND (`push.outbox`)."""
 
 CREATE = f"""WITH made AS (
         {INSERT_TASK} RETURNING 1),

@@ -21,6 +21,7 @@ from parley.model import (
 )
 from parley.protocol import paging
 from parley.protocol.negotiation import Version
+from parley.server.push.outbox import BEHIND
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
     Scope,
@@ -59,8 +60,10 @@ _FINISHED = f"state IN {sql_list(TERMINAL_STATES)} AND updated_at < ?"
 Key = tuple[str, str, str]
 
 _CONFIG_IDS = f"SELECT config_id FROM push_configs WHERE {_CHILD} ORDER BY rowid"
-_RECORD = """INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
-    due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
+_RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
+    due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM push_outbox
+        WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3 AND config_id = ?4 AND state = 0)
+    THEN {BEHIND} ELSE ?7 END, ?8)"""
 
 
 def _record(  # noqa: PLR0917 (the parts of one write)

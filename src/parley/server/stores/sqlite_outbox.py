@@ -7,11 +7,12 @@ store in the transaction of the write that caused them (see `parley.server.push.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from parley.protocol.negotiation import Version
-from parley.server.push.outbox import DEAD, PENDING, Delivery
+from parley.server.push.outbox import BEHIND, DEAD, PENDING, Delivery
 from parley.server.stores import rows
 from parley.server.stores.sqlite_db import SqliteDatabase
 
@@ -26,6 +27,13 @@ _HEADS = f"""SELECT {_COLUMNS}, p.body, p.protocol FROM push_outbox o
         AND h.state = {PENDING})
     ORDER BY o.due_at, o.id LIMIT ?"""
 _QUEUE = "tenant = ? AND owner = ? AND task_id = ? AND config_id = ?"
+_NEXT = f"""UPDATE push_outbox SET due_at = min(due_at, ?) WHERE id = (SELECT min(id)
+    FROM push_outbox WHERE {_QUEUE} AND state = {PENDING})"""
+"""The queue's next notification is due now (its head was just settled)."""
+_REPAIR = f"""UPDATE push_outbox SET due_at = ? WHERE state = {PENDING} AND due_at = {BEHIND}
+    AND id = (SELECT min(h.id) FROM push_outbox h WHERE h.tenant = push_outbox.tenant
+        AND h.owner = push_outbox.owner AND h.task_id = push_outbox.task_id
+        AND h.config_id = push_outbox.config_id AND h.state = {PENDING})"""
 
 
 def delivery(row: Sequence[Any], body: str | None = None, protocol: str | None = None) -> Delivery:
@@ -52,6 +60,10 @@ def _queue(each: Delivery) -> tuple[str, str, str, str]:
     return (*each.scope, each.task_id, each.config_id)
 
 
+def _now() -> int:
+    return time.time_ns() // 1000
+
+
 class SqliteOutbox:
     def __init__(self, database: SqliteDatabase) -> None:
         self.database = database
@@ -75,9 +87,11 @@ class SqliteOutbox:
         return await self.database.write(work)
 
     async def delivered(self, delivery: Delivery) -> None:
-        await self.database.write(
-            lambda c: c.execute("DELETE FROM push_outbox WHERE id = ?", (delivery.id,))
-        )
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute("DELETE FROM push_outbox WHERE id = ?", (delivery.id,))
+            connection.execute(_NEXT, (_now(), *_queue(delivery)))
+
+        await self.database.write(work)
 
     async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
         await self.database.write(
@@ -89,13 +103,15 @@ class SqliteOutbox:
         )
 
     async def bury(self, delivery: Delivery, error: str) -> None:
-        await self.database.write(
-            lambda c: c.execute(
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(
                 f"""UPDATE push_outbox SET attempts = attempts + 1, state = {DEAD},
                 lease_until = 0, last_error = ? WHERE id = ?""",
                 (error, delivery.id),
             )
-        )
+            connection.execute(_NEXT, (_now(), *_queue(delivery)))
+
+        await self.database.write(work)
 
     async def disable(self, delivery: Delivery, error: str) -> None:
         queue = _queue(delivery)
@@ -116,6 +132,9 @@ class SqliteOutbox:
             )
 
         await self.database.write(work)
+
+    async def repair(self, now: int) -> int:
+        return await self.database.write(lambda c: c.execute(_REPAIR, (now,)).rowcount)
 
     async def next_due(self) -> int | None:
         found = await self.database.run(
