@@ -49,7 +49,8 @@ RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_i
         due_at, created_at)
     SELECT $1, $2, $3, p.config_id, n.event_id, n.payload,
         CASE WHEN n.i = 1 AND NOT EXISTS (SELECT 1 FROM push_outbox q WHERE q.tenant = $1
-            AND q.owner = $2 AND q.task_id = $3 AND q.config_id = p.config_id AND q.state = 0)
+            AND q.owner = $2 AND q.task_id = $3 AND q.config_id = p.config_id AND q.state = 0
+            FOR SHARE)
         THEN {{now}} ELSE {BEHIND} END, {{now}}
     FROM push_configs p CROSS JOIN unnest({{ids}}::text[], {{bodies}}::json[])
         WITH ORDINALITY AS n(event_id, payload, i)
@@ -57,7 +58,9 @@ RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_i
     ORDER BY p.seq, n.i RETURNING 1"""
 """Queue a write's notifications (ids and bodies as arrays) for each push config of the
 task $1..$3, config by config in creation order, each in event order (ids follow); only a
-new queue's first is due now, the others wait BEHIND (`push.outbox`)."""
+new queue's first is due now, the others wait BEHIND (`push.outbox`). The pending row seen
+is locked FOR SHARE: a settle of that head running meanwhile (which makes its next due)
+is waited for and the check re-read, so a row is never left BEHIND a settled head."""
 
 CREATE = f"""WITH made AS (
         {INSERT_TASK} RETURNING 1),
