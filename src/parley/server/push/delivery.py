@@ -3,8 +3,9 @@ at least once, in order per (task, config), retrying on a schedule (DESIGN 10).
 
 Theory of operation. One loop claims the heads of the due queues (`Outbox.claim`, held by a
 lease a little longer than an attempt may take) while fewer than `concurrency` attempts run,
-and starts an attempt for each; a host with `per_host` attempts running gets its next ones
-postponed (not counted as attempts), so one slow receiver holds at most that many. The loop
+and starts an attempt for each; what is for a host with `per_host` attempts running waits
+here, holding no slot, until one of them ends, so one slow receiver holds at most that
+many attempts and the other hosts' go on. The loop
 sleeps until a task write records notifications (`wake`), an attempt ends (which may free the
 next of its queue), the next retry is due, or `poll` passes (other processes' writes).
 
@@ -23,7 +24,7 @@ import contextlib
 import logging
 import random
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -114,6 +115,10 @@ class DeliveryWorker:
         self._loop: asyncio.Task[None] | None = None
         self._running: set[asyncio.Task[None]] = set()
         self._hosts: Counter[str] = Counter()
+        self._held: set[int] = set()
+        """Notifications claimed by this worker and not settled (running or waiting)."""
+        self._waiting: dict[str, deque[tuple[float, Delivery]]] = {}
+        """Per host at its cap, what waits for one of its attempts to end (and since when)."""
         self.delivered = 0
         """Notifications delivered since start (for tests and benchmarks)."""
 
@@ -135,6 +140,8 @@ class DeliveryWorker:
         for each in tasks:
             each.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        self._waiting.clear()
+        self._held.clear()
         if self._client is not None:
             await self._client.aclose()
             self._client = None
@@ -154,7 +161,8 @@ class DeliveryWorker:
                     now = _now_us()
                     lease = now + int((settings.timeout + 5.0) * 1e6)
                     for each in await self.outbox.claim(now, lease, free):
-                        await self._start_attempt(each, now)
+                        if each.id not in self._held:  # else waiting: its lease renewed
+                            self._admit(each)
                     due = await self.outbox.next_due()
                     if due is not None and due > now:
                         wait = min(wait, (due - now) / 1e6)
@@ -168,24 +176,45 @@ class DeliveryWorker:
                 async with asyncio.timeout(max(wait, 0.001)):
                     await self._wake.wait()
 
-    async def _start_attempt(self, delivery: Delivery, now: int) -> None:
+    def _admit(self, delivery: Delivery) -> None:
+        """Start an attempt, or, with its host at its cap, queue it here until one of that
+        host's attempts ends (it does not take a slot meanwhile)."""
         assert delivery.config is not None
         host = httpx.URL(delivery.config.url).host if _parses(delivery.config.url) else ""
-        if self._hosts[host] >= self.settings.per_host:  # wait for that host's attempts
-            await self.outbox.retry(delivery, now + int(self.settings.poll * 1e6), None)
-            return
+        self._held.add(delivery.id)
+        if self._hosts[host] >= self.settings.per_host:
+            self._waiting.setdefault(host, deque()).append((time.monotonic(), delivery))
+        else:
+            self._start_attempt(host, delivery)
+
+    def _start_attempt(self, host: str, delivery: Delivery) -> None:
         self._hosts[host] += 1
         attempt = asyncio.get_running_loop().create_task(self._attempt(delivery))
         self._running.add(attempt)
 
         def done(_: asyncio.Task[None]) -> None:
             self._running.discard(attempt)
+            self._held.discard(delivery.id)
             self._hosts[host] -= 1
             if self._hosts[host] <= 0:
                 del self._hosts[host]
+            self._next_for(host)
             self._wake.set()  # the next of its queue may go now
 
         attempt.add_done_callback(done)
+
+    def _next_for(self, host: str) -> None:
+        """Start what waits for `host`; one that waited past an attempt's time is let go
+        (its lease may have run out: it is claimed again, its config read afresh)."""
+        waiting = self._waiting.get(host)
+        while waiting and self._hosts[host] < self.settings.per_host:
+            since, delivery = waiting.popleft()
+            if time.monotonic() - since > self.settings.timeout:
+                self._held.discard(delivery.id)
+            else:
+                self._start_attempt(host, delivery)
+        if not waiting:
+            self._waiting.pop(host, None)
 
     async def _attempt(self, delivery: Delivery) -> None:
         try:

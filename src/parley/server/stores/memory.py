@@ -85,7 +85,7 @@ class InMemoryTaskStore:
         self, scope: Scope, task: Task, version: int, events: Sequence[TaskEvent] | None
     ) -> None:
         configs = self.push_configs
-        if configs is None:
+        if configs is None or not configs.any:
             return
         ids = configs.config_ids(scope, task.id)
         if not ids:
@@ -180,6 +180,11 @@ class InMemoryPushConfigStore:
         stored = replace(config, tenant=scope[0])
         self._configs.setdefault((*scope, config.task_id), {})[config.id] = stored
         self._protocols[(*scope, config.task_id, config.id)] = protocol
+
+    @property
+    def any(self) -> bool:
+        """Whether any config is set (the one check a task write pays when none is)."""
+        return bool(self._configs)
 
     def config_ids(self, scope: Scope, task_id: str) -> list[str]:
         """The ids of a task's configs (what a task write records notifications for)."""

@@ -60,6 +60,11 @@ _FINISHED = f"state IN {sql_list(TERMINAL_STATES)} AND updated_at < ?"
 Key = tuple[str, str, str]
 
 _CONFIG_IDS = f"SELECT config_id FROM push_configs WHERE {_CHILD} ORDER BY rowid"
+_SAVE_READ = """SELECT version, history_count, event_count, EXISTS (SELECT 1 FROM push_configs
+    WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3) FROM tasks
+    WHERE tenant = ?1 AND owner = ?2 AND id = ?3"""
+"""What a save reads first: the task's counts, and whether it has push configs (one
+statement: a task without configs pays no second one)."""
 _RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
     due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM push_outbox
         WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3 AND config_id = ?4 AND state = 0)
@@ -218,14 +223,14 @@ class SqliteTaskStore(DurableLifecycle):
         )
 
         def work(connection: sqlite3.Connection) -> int:
-            found = connection.execute(
-                f"SELECT version, history_count, event_count FROM tasks WHERE {_KEY}", key
-            ).fetchone()
+            found = connection.execute(_SAVE_READ, key).fetchone()
             if found is None or found[0] != expected_version:
                 raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
             changes = rows.appended(task, events, found[1], found[2])
             connection.execute(_UPDATE_TASK, (*head, *key))
             _write_rows(connection, key, changes)
+            if not found[3]:  # no push config: nothing to record
+                return 0
             return _record(connection, key, task, expected_version + 1, events, head[-1])
 
         if await self.database.write(work):
