@@ -35,6 +35,7 @@ from parley.server.stores.postgres_sql import (
     PURGE,
     RECORD_AFTER,
     SAVE,
+    SAVE_BARE,
     UPDATE_TASK,
     Key,
     save_arguments,
@@ -112,8 +113,9 @@ class PostgresTaskStore(DurableLifecycle):
     ) -> None:
         super().__init__(database, clock=clock)
         self.database: PostgresDatabase = database
-        self._counts: dict[Key, tuple[int, int, int]] = {}
-        """(version, history count, event count) of tasks this store wrote last."""
+        self._counts: dict[Key, tuple[int, int, int, bool]] = {}
+        """(version, history count, event count, has push configs) of tasks this store
+        wrote last."""
         self.recorded: Callable[[], None] = _nothing
         """Called after a write recorded notifications (the delivery worker's wake-up)."""
 
@@ -142,7 +144,7 @@ class PostgresTaskStore(DurableLifecycle):
             if not made:
                 raise StaleWriteError(f"task {task.id} already exists")
             await write_rows(connection, key, changes)
-        self._remember(key, 1, len(task.history), 0)
+        self._remember(key, 1, len(task.history), 0, configs=bool(recorded))
         if recorded:
             self.recorded()
         return StoredTask(task=task, version=1)
@@ -158,10 +160,12 @@ class PostgresTaskStore(DurableLifecycle):
         task = _task((task_id, context_id, status, metadata, history, artifacts))
         return StoredTask(task=task, version=version)
 
-    def _remember(self, key: Key, version: int, history_count: int, event_count: int) -> None:
+    def _remember(
+        self, key: Key, version: int, history_count: int, event_count: int, *, configs: bool
+    ) -> None:
         counts = self._counts
         counts.pop(key, None)
-        counts[key] = (version, history_count, event_count)
+        counts[key] = (version, history_count, event_count, configs)
         if len(counts) > COUNTS_KEPT:
             del counts[next(iter(counts))]
 
@@ -182,31 +186,37 @@ class PostgresTaskStore(DurableLifecycle):
         task: Task,
         events: Sequence[TaskEvent],
         expected_version: int,
-        known: tuple[int, int, int],
+        known: tuple[int, int, int, bool],
     ) -> None:
         changes = rows.appended(task, events, known[1], known[2])
         now = self.clock()
+        arguments = (
+            *key,
+            int(task.status.state),
+            rows.status_json(task.status),
+            rows.sort_ts(task),
+            rows.metadata_json(task.metadata),
+            len(task.history),
+            len(events),
+            now,
+            expected_version,
+            *save_arguments(changes),
+        )
+        configs, recorded = known[3], 0
         async with self.database.connection() as connection:
-            row = await connection.fetchrow(
-                SAVE,
-                *key,
-                int(task.status.state),
-                rows.status_json(task.status),
-                rows.sort_ts(task),
-                rows.metadata_json(task.metadata),
-                len(task.history),
-                len(events),
-                now,
-                expected_version,
-                *save_arguments(changes),
-                *_notifications(task, expected_version + 1, events),
-                rows.micros(now),
-            )
-        assert row is not None
-        applied, recorded = row
+            if not configs:  # none at the last write: no notification encoded, unless now
+                row = await connection.fetchrow(SAVE_BARE, *arguments)
+                assert row is not None
+                applied, configs = row
+            if configs:
+                notified = _notifications(task, expected_version + 1, events)
+                row = await connection.fetchrow(SAVE, *arguments, *notified, rows.micros(now))
+                assert row is not None
+                applied, recorded = row
         if not applied:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
-        self._remember(key, expected_version + 1, len(task.history), known[2] + len(events))
+        history, events_now = len(task.history), known[2] + len(events)
+        self._remember(key, expected_version + 1, history, events_now, configs=configs)
         if recorded:
             self.recorded()
 
@@ -241,8 +251,10 @@ class PostgresTaskStore(DurableLifecycle):
                 *_notifications(task, expected_version + 1, events),
                 rows.micros(now),
             )
-        self._remember(key, expected_version + 1, len(task.history), found[2] + len(events))
-        if not recorded.endswith(" 0"):
+        notified = not recorded.endswith(" 0")
+        history, events_now = len(task.history), found[2] + len(events)
+        self._remember(key, expected_version + 1, history, events_now, configs=notified)
+        if notified:
             self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:

@@ -73,7 +73,7 @@ created it) in one statement."""
 
 RECORD_AFTER = RECORD.format(applied="TRUE", ids="$4", bodies="$5", now="$6")
 
-SAVE = f"""WITH up AS (
+SAVE_CTES = f"""WITH up AS (
         {UPDATE_TASK} AND version = $11 RETURNING 1),
     headers AS (
         INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
@@ -94,16 +94,34 @@ SAVE = f"""WITH up AS (
         INSERT INTO task_messages (tenant, owner, task_id, position, body)
         SELECT $1, $2, $3, m.position, m.body
         FROM unnest($19::int[], $20::json[]) AS m(position, body)
-        WHERE EXISTS (SELECT 1 FROM up)),
+        WHERE EXISTS (SELECT 1 FROM up))"""
+SAVE = (
+    SAVE_CTES
+    + f""",
     outbox AS ({
-    RECORD.format(applied="EXISTS (SELECT 1 FROM up)", ids="$21", bodies="$22", now="$23")
-})
+        RECORD.format(applied="EXISTS (SELECT 1 FROM up)", ids="$21", bodies="$22", now="$23")
+    })
     SELECT (SELECT count(*) FROM up), (SELECT count(*) FROM outbox)"""
+)
 """A whole save in one statement (one round trip), for a task whose counts are known:
 the update applies only at the expected version, and the rows only if it applied, the
 notifications of the task's push configs (`RECORD`) included.
 Statements in one WITH see one snapshot, so the DELETE of replaced chunks removes only
 earlier chunks, never the ones inserted beside it."""
+
+CONFIGS = "SELECT 1 FROM push_configs p WHERE p.tenant = $1 AND p.owner = $2 AND p.task_id = $3"
+SAVE_BARE = (
+    SAVE_CTES.replace(
+        "AND version = $11 RETURNING 1",
+        f"AND version = $11 AND NOT EXISTS ({CONFIGS}) RETURNING 1",
+    )
+    + f"""
+    SELECT (SELECT count(*) FROM up), EXISTS ({CONFIGS})"""
+)
+"""`SAVE` for a task that had no push config at its last write: no notifications passed
+(none encoded), and the update applies only if the task still has none; else it answers
+(0, true) and the save is made again with them. So a task without configs pays one
+`EXISTS` per save, and the first save after a config appears, one more round trip."""
 
 PURGE = f"""WITH gone AS (
         DELETE FROM tasks WHERE (tenant, owner, id) IN (
