@@ -17,6 +17,9 @@ from parley.server.stores.sqlite_outbox import delivery
 _COLUMNS = """o.id, o.tenant, o.owner, o.task_id, o.config_id, o.event_id, o.payload::text,
     o.attempts, o.due_at, o.created_at, o.state, o.last_error"""
 _QUEUE = "tenant = $1 AND owner = $2 AND task_id = $3 AND config_id = $4"
+_ANY_DUE = f"""SELECT 1 FROM push_outbox WHERE state = {PENDING} AND due_at <= $1
+    AND lease_until <= $1 LIMIT 1"""
+"""Whether a claim would find anything: read first, so an idle worker opens no transaction."""
 _NEXT = f"""UPDATE push_outbox SET due_at = least(due_at, $5) WHERE id = (SELECT min(id)
     FROM push_outbox WHERE {_QUEUE} AND state = {PENDING})"""
 """The queue's next notification is due now (its head was just settled)."""
@@ -53,6 +56,9 @@ class PostgresOutbox:
         self.database = database
 
     async def claim(self, now: int, lease_until: int, limit: int) -> list[Delivery]:
+        async with self.database.connection() as connection:  # idle: no transaction
+            if await connection.fetchval(_ANY_DUE, now) is None:
+                return []
         async with self.database.connection(write=True) as connection:
             found = await connection.fetch(_CLAIM, now, lease_until, limit)
             claimed: list[Delivery] = []

@@ -27,6 +27,9 @@ _HEADS = f"""SELECT {_COLUMNS}, p.body, p.protocol FROM push_outbox o
         AND h.state = {PENDING})
     ORDER BY o.due_at, o.id LIMIT ?"""
 _QUEUE = "tenant = ? AND owner = ? AND task_id = ? AND config_id = ?"
+_ANY_DUE = f"""SELECT 1 FROM push_outbox WHERE state = {PENDING} AND due_at <= ?
+    AND lease_until <= ? LIMIT 1"""
+"""Whether a claim would find anything: read first, so an idle worker takes no write lock."""
 _NEXT = f"""UPDATE push_outbox SET due_at = min(due_at, ?) WHERE id = (SELECT min(id)
     FROM push_outbox WHERE {_QUEUE} AND state = {PENDING})"""
 """The queue's next notification is due now (its head was just settled)."""
@@ -69,6 +72,10 @@ class SqliteOutbox:
         self.database = database
 
     async def claim(self, now: int, lease_until: int, limit: int) -> list[Delivery]:
+        due = await self.database.run(lambda c: c.execute(_ANY_DUE, (now, now)).fetchone())
+        if due is None:
+            return []
+
         def work(connection: sqlite3.Connection) -> list[Delivery]:
             found = connection.execute(_HEADS, (now, now, limit)).fetchall()
             claimed: list[Delivery] = []
