@@ -83,6 +83,30 @@ def test_a_refused_webhook_url_is_invalid_params_naming_the_field(url: str, why:
     run(scenario())
 
 
+def test_a_malformed_whsec_token_is_invalid_params_naming_the_token() -> None:
+    """A `whsec_` token is a Standard Webhooks secret: its key is the base64 after the
+    prefix, so one that is not base64 could never sign; refused when set, not at send."""
+
+    async def scenario() -> None:
+        gated = Gated()
+        async with serving("memory", gated.agent) as service:
+            task = await start_task(service, config("http://127.0.0.1:9/ok"))
+            bad = config("http://127.0.0.1:9/ok", id="x", task_id=task.id, token="whsec_!!")
+            with pytest.raises(InvalidParamsError) as made:
+                await service.create_task_push_notification_config(CTX, bad)
+            assert _field(made.value) == "token"
+            with pytest.raises(InvalidParamsError) as sent:
+                await service.send_message(
+                    CTX, send("hi", push=config("http://127.0.0.1:9/a", token="whsec_!!"))
+                )
+            assert _field(sent.value) == "configuration.taskPushNotificationConfig.token"
+            good = config("http://127.0.0.1:9/ok", id="y", task_id=task.id, token="whsec_YWJj")
+            await service.create_task_push_notification_config(CTX, good)
+            gated.go.set()
+
+    run(scenario())
+
+
 def test_configs_come_back_without_secrets_which_delivery_still_uses(store_url: str) -> None:
     async def scenario() -> None:
         gated = Gated()

@@ -22,16 +22,22 @@ from parley.protocol import validation
 from parley.protocol.errors import TaskNotFoundError, invalid_field
 from parley.protocol.operations import Operation, require_capability
 from parley.server.context import CallContext
+from parley.server.push import signing
 from parley.server.push.ssrf import NO_ALLOW, Allow, UnsafeUrlError, check_url
 from parley.server.stores.base import PushConfigStore, Scope, StoredTask
 
 
 def check_webhook(config: TaskPushNotificationConfig, allow: Allow, field: str = "url") -> None:
-    """InvalidParamsError on `field` when the SSRF guard refuses the config's URL."""
+    """InvalidParamsError on `field` when the SSRF guard refuses the config's URL, or on
+    the token when it is a malformed Standard Webhooks secret (`whsec_` + base64)."""
     try:
         check_url(config.url, allow=allow)
     except UnsafeUrlError as exc:
         raise invalid_field(field, f"webhook URL refused: {exc}") from None
+    try:
+        signing.secret_key(config.token)
+    except ValueError as exc:
+        raise invalid_field(field.removesuffix("url") + "token", str(exc)) from None
 
 
 def redacted(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
