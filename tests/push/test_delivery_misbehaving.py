@@ -100,7 +100,7 @@ def test_shutdown_in_the_middle_of_an_attempt_is_prompt() -> None:
             await service.startup()
             try:
                 await start_task(service, config(receiver.url()))
-                await until(service, lambda: receiver.open == 1, what="the attempt")
+                await until(service, lambda: len(receiver.requests) == 1, what="the attempt")
             finally:
                 started = time.monotonic()
                 await asyncio.wait_for(service.shutdown(), 2.0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -169,7 +170,7 @@ class SqliteDatabase:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
         try:
-            (mode,) = connection.execute("PRAGMA journal_mode=WAL").fetchone()
+            (mode,) = _journal_mode_wal(connection)
             if str(mode).lower() != "wal":
                 raise sqlite3.OperationalError(f"{self.where}: cannot use WAL (got {mode})")
             connection.execute(f"PRAGMA synchronous={self.synchronous}")
@@ -196,6 +197,21 @@ class SqliteDatabase:
                     (version, datetime.now(UTC).isoformat()),
                 )
         return SchemaStatus(current=max(status.current, status.latest), latest=status.latest)
+
+
+def _journal_mode_wal(connection: sqlite3.Connection) -> tuple[str]:
+    """`PRAGMA journal_mode=WAL`, waiting for another connection switching it meanwhile:
+    the switch answers "database is locked" at once, not after the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            found: tuple[str] = connection.execute("PRAGMA journal_mode=WAL").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+        else:
+            return found
 
 
 def _run_group(
