@@ -57,9 +57,8 @@ class Outbox(Protocol):
 
     async def delivered(self, delivery: Delivery) -> None: ...
 
-    async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
-        """Count the attempt (that failed with `error`) and try again at `due_at`; with no
-        error, nothing was attempted: only postpone it and let it go."""
+    async def retry(self, delivery: Delivery, due_at: int, error: str) -> None:
+        """Count the attempt (that failed with `error`) and try again at `due_at`."""
         ...
 
     async def bury(self, delivery: Delivery, error: str) -> None:

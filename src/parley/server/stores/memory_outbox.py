@@ -76,11 +76,9 @@ class InMemoryOutbox:
         self._rows.pop(delivery.id, None)
         self._leases.pop(delivery.id, None)
 
-    async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
+    async def retry(self, delivery: Delivery, due_at: int, error: str) -> None:
         row = self._rows.get(delivery.id)
-        if row is not None and error is None:
-            self._rows[row.id] = replace(row, due_at=due_at)
-        elif row is not None:
+        if row is not None:
             self._rows[row.id] = replace(
                 row, attempts=row.attempts + 1, due_at=due_at, last_error=error
             )

@@ -77,12 +77,11 @@ class PostgresOutbox:
             await connection.execute("DELETE FROM push_outbox WHERE id = $1", delivery.id)
             await connection.execute(_NEXT, *_queue(delivery), _now())
 
-    async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
+    async def retry(self, delivery: Delivery, due_at: int, error: str) -> None:
         async with self.database.connection() as connection:
             await connection.execute(
-                """UPDATE push_outbox SET attempts = attempts + $1, due_at = $2, lease_until = 0,
-                last_error = coalesce($3, last_error) WHERE id = $4""",
-                int(error is not None),
+                """UPDATE push_outbox SET attempts = attempts + 1, due_at = $1, lease_until = 0,
+                last_error = $2 WHERE id = $3""",
                 due_at,
                 error,
                 delivery.id,

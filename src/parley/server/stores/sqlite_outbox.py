@@ -100,12 +100,12 @@ class SqliteOutbox:
 
         await self.database.write(work)
 
-    async def retry(self, delivery: Delivery, due_at: int, error: str | None) -> None:
+    async def retry(self, delivery: Delivery, due_at: int, error: str) -> None:
         await self.database.write(
             lambda c: c.execute(
-                """UPDATE push_outbox SET attempts = attempts + ?, due_at = ?, lease_until = 0,
-                last_error = coalesce(?, last_error) WHERE id = ?""",
-                (int(error is not None), due_at, error, delivery.id),
+                """UPDATE push_outbox SET attempts = attempts + 1, due_at = ?, lease_until = 0,
+                last_error = ? WHERE id = ?""",
+                (due_at, error, delivery.id),
             )
         )
 
