@@ -21,7 +21,8 @@ blocking send, with each store (memory, SQLite, PostgreSQL), in one run.
   senders by default), per store: `before` (another checkout, `--before`: the code before
   push delivery existed), `off` (`push=False`, `parley serve --no-push`), `on` (delivery
   on, no push config in the request), `on+config` (delivery on, an inline config per send,
-  to one of 64 webhook hosts: one host would cap the deliveries, see `deliver`). µs per
+  to one of 64 webhook hosts: one host would cap the deliveries, see `deliver`),
+  `recorded` (the same with the worker stopped: what the send itself pays). µs per
   send for the sends alone and until the outbox is empty again (the deliveries share the
   process). Every variant runs in each round, in turn, in a fresh process on a fresh
   database; the figures are the medians of the rounds.
@@ -34,8 +35,9 @@ blocking send, with each store (memory, SQLite, PostgreSQL), in one run.
 database: its prepared statements are then planned once, not at each execution.
 
 The measuring process runs on core 0, the receiver (a bare asyncio HTTP server answering
-204) on core 1; PostgreSQL is the machine's server on 127.0.0.1 (a database created for
-the run and dropped after it, a schema per process), SQLite files are temporary.
+204, keeping connections open unless `--receiver-closes`) on core 1; PostgreSQL is the
+machine's server on 127.0.0.1 (a database created for the run and dropped after it, a
+schema per process), SQLite files are temporary.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ ROOT = Path(__file__).resolve().parent.parent
 POSTGRES = "postgresql://postgres@127.0.0.1:5432"
 MEASURE_CORE, RECEIVER_CORE = "0", "1"
 STORES = ("memory", "sqlite", "postgres")
-VARIANTS = ("before", "off", "on", "on+config")
+VARIANTS = ("before", "off", "on", "recorded", "on+config")
 SENDS = {"memory": 2000, "sqlite": 1000, "postgres": 600}
 """Timed sends per process (`--scale` multiplies them)."""
 DELIVER_TASKS = {"memory": 1000, "sqlite": 500, "postgres": 500}
@@ -76,9 +78,10 @@ WARM_UP = 50
 
 
 class _Hook(asyncio.Protocol):
-    """One connection: read a request (head and Content-Length body), answer 204, close."""
+    """One connection: read requests (head and Content-Length body), answer each 204; keep
+    the connection open for the next (HTTP/1.1's default), or close it with `CLOSE`."""
 
-    answered = 0
+    close = False
 
     def __init__(self) -> None:
         self.buffer = b""
@@ -90,23 +93,25 @@ class _Hook(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        end = self.buffer.find(b"\r\n\r\n")
-        if end < 0:
-            return
-        length = 0
-        for line in self.buffer[:end].split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        if len(self.buffer) < end + 4 + length:
-            return
-        _Hook.answered += 1
-        assert self.transport is not None
-        self.transport.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
-        self.transport.close()
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            length = 0
+            for line in self.buffer[:end].split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if len(self.buffer) < end + 4 + length:
+                return
+            self.buffer = self.buffer[end + 4 + length :]
+            assert self.transport is not None
+            if _Hook.close:
+                self.transport.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+                self.transport.close()
+                return
+            self.transport.write(b"HTTP/1.1 204 No Content\r\n\r\n")
 
 
-async def _receive() -> None:
+async def _receive(close: bool) -> None:
+    _Hook.close = close
     server = await asyncio.get_running_loop().create_server(_Hook, "127.0.0.1", 0)
     print(server.sockets[0].getsockname()[1], flush=True)
     async with server:
@@ -120,10 +125,11 @@ def _pinned(core: str) -> list[str]:
 class Receiver:
     """The receiver as a process on its own core, until `close`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, close: bool = False) -> None:
         command = [*_pinned(RECEIVER_CORE), sys.executable, "-m", "benchmarks.push"]
+        command += ["--receiver", *(["--receiver-closes"] if close else [])]
         self.process = subprocess.Popen(
-            [*command, "--receiver"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
         assert self.process.stdout is not None
         self.url = f"http://127.0.0.1:{int(self.process.stdout.readline())}/hook"
@@ -236,11 +242,13 @@ async def _send_run(
 ) -> dict[str, float]:
     """µs per send (alone, and until delivered) and notifications per send."""
     push = {"before": "before", "off": "off"}.get(variant, "on")
-    config = variant == "on+config"
+    config = variant in ("recorded", "on+config")
     service = _service(store, push)
     await service.startup()
     counted = None
-    if config:  # each send's webhook on one of HOSTS hosts (one would cap deliveries)
+    if variant == "recorded":  # the send's own part: notifications recorded, not sent
+        await service.push_worker.stop()
+    elif config:  # each send's webhook on one of HOSTS hosts (one would cap deliveries)
         _resolve_to_receiver(service.push_worker, hook)
         counted = _Counted(service.push_worker)
 
@@ -527,16 +535,21 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--callgrind", action="store_true", help="count instructions")
     parser.add_argument("--count", type=int, default=200, help="sends per callgrind run")
+    parser.add_argument(
+        "--receiver-closes",
+        action="store_true",
+        help="the receiver closes each connection after its answer (default: kept open)",
+    )
     parser.add_argument("--receiver", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.receiver:
-        asyncio.run(_receive())
+        asyncio.run(_receive(args.receiver_closes))
         return
     if args.run:
         print(json.dumps(_run_in_process(json.loads(args.run))))
         return
-    receiver = Receiver()
+    receiver = Receiver(close=args.receiver_closes)
     places = Places(generic_plans=args.generic_plans)
     plan = Plan(
         places=places,

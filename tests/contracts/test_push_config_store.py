@@ -4,10 +4,13 @@ caller) and a stored config carries its scope's tenant (R-SCOPE-7, R-PUSH-3..7).
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from msgspec.structs import replace
 
 from parley.model import AuthenticationInfo, TaskPushNotificationConfig
+from parley.server.stores.base import StaleWriteError
 from tests.contracts.support import ALICE, ALICE_ELSEWHERE, BOB, opened, run
 
 
@@ -103,5 +106,33 @@ def test_configs_survive_a_reopen(durable_url: str) -> None:
             await store.put(ALICE, config("b"))
         async with opened(durable_url) as (_, store):
             assert [c.id for c in await store.list(ALICE, "t1")] == ["a", "b"]
+
+    run(main())
+
+
+def test_configs_set_with_a_task_are_in_its_creation(store_url: str) -> None:
+    """`TaskStore.create(..., configs=...)` (an inline config of a SendMessage) sets the
+    configs in the creation's transaction: they are stored, with their protocol, and the
+    creation is queued for them; a creation refused (the task exists) sets none."""
+    from parley.protocol.negotiation import Version  # noqa: PLC0415
+    from tests.contracts.support import make_task  # noqa: PLC0415
+
+    async def main() -> None:
+        async with opened(store_url) as (tasks, store):
+            assert tasks.shares_configs(store)  # type: ignore[attr-defined]
+            assert not tasks.shares_configs(object())  # type: ignore[attr-defined]
+            task = make_task("t1")
+            inline = ((config("a"), Version.V0_3),)
+            await tasks.create(ALICE, task, configs=inline)
+            assert [c.id for c in await store.list(ALICE, "t1")] == ["a"]
+            outbox = store.outbox  # type: ignore[attr-defined]
+            now = time.time_ns() // 1000 + 10**9  # due by then, whatever the clock said
+            claimed = await outbox.claim(now, now + 10**6, 10)
+            assert [(d.task_id, d.config_id, d.protocol) for d in claimed] == [
+                ("t1", "a", Version.V0_3)
+            ]
+            with pytest.raises(StaleWriteError):
+                await tasks.create(ALICE, task, configs=((config("b"), Version.V1_0),))
+            assert [c.id for c in await store.list(ALICE, "t1")] == ["a"]
 
     run(main())

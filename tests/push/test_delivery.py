@@ -102,7 +102,7 @@ def test_a_receiver_that_was_down_gets_everything_when_it_is_back(store_url: str
             waiting = await pending(service)
             assert len(waiting) == 4
             assert in_order([each.notification_id for each in waiting])
-            assert "ConnectError" in (waiting[0].last_error or "")
+            assert "ConnectionRefused" in (waiting[0].last_error or "")
             assert all(each.attempts == 0 for each in waiting[1:])
 
             await receiver.start()

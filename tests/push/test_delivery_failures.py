@@ -299,7 +299,8 @@ def test_a_name_resolving_to_a_refused_address_is_dead_without_a_connection(
         assert asked
         assert set(asked) == {f"hooks.example.com:{listener.port}"}
         if allowed:
-            assert (listener.connections, buried) == (4, [])
+            assert (len(listener.requests), buried) == (4, [])
+            assert listener.connections >= 1  # one, kept for the next: they come in turn
             assert {r.headers["host"] for r in listener.requests} == {
                 f"hooks.example.com:{listener.port}"
             }

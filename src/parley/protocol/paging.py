@@ -51,7 +51,8 @@ class PageCursor(msgspec.Struct, frozen=True, kw_only=True):
         return _key(self.timestamp, self.task_id)
 
 
-def _micros(timestamp: datetime) -> int:
+def micros(timestamp: datetime) -> int:
+    """µs since the epoch (a naive value read as UTC)."""
     aware = timestamp if timestamp.tzinfo is not None else timestamp.replace(tzinfo=UTC)
     delta = aware - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
@@ -60,7 +61,7 @@ def _micros(timestamp: datetime) -> int:
 def _key(timestamp: datetime | None, task_id: str) -> SortKey:
     if timestamp is None:
         return (False, 0, task_id)
-    return (True, _micros(timestamp), task_id)
+    return (True, micros(timestamp), task_id)
 
 
 def sort_key(task: Task) -> SortKey:

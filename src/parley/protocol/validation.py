@@ -59,6 +59,8 @@ _AUTH_SCHEME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")
 """An HTTP authentication scheme: an RFC 9110 token."""
 _HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
 """What a header value may hold here: visible ASCII and spaces (no line breaks)."""
+_URL_REFUSED = re.compile(r"[\s\x00-\x1f\x7f]")
+"""What a webhook URL may not contain: whitespace (any, as `str.isspace`) and controls."""
 _FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 """C0 controls, DEL, C1 controls and lone surrogates: no store keeps them all (PostgreSQL
 text refuses NUL, UTF-8 has no surrogates) and no id needs them."""
@@ -199,7 +201,7 @@ def check_webhook_url(url: str, field: str = "url") -> None:
         raise invalid_field(field, "must not be empty")
     if len(url) > MAX_WEBHOOK_URL:
         raise invalid_field(field, f"must be at most {MAX_WEBHOOK_URL} characters")
-    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+    if _URL_REFUSED.search(url):
         raise invalid_field(field, "must not contain whitespace or control characters")
     try:
         parts = urlsplit(url)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from parley.model import Message, Task
 from parley.server.broker import ReplayWindow, TaskKey
+from parley.server.stores.base import InlineConfigs
 
 
 def utc_now() -> datetime:
@@ -40,5 +41,8 @@ class LiveTask:
     cancelling: bool = False
     pending: Task | None = None
     """A new task not yet created: created at the agent's first task event."""
+    creating: dict[str, InlineConfigs] = field(default_factory=dict)
+    """`TaskStore.create`'s options for the pending task: `configs`, push configs to set
+    in its creation's transaction."""
     window: ReplayWindow | None = None
     """From the first subscription on, the last `replay_limit` events (0: no window)."""

@@ -20,6 +20,7 @@ from parley.model import (
 )
 from parley.protocol import validation
 from parley.protocol.errors import TaskNotFoundError, invalid_field
+from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation, require_capability
 from parley.server.context import CallContext
 from parley.server.push import signing
@@ -78,15 +79,16 @@ class PushConfigOperations:
             "configuration.taskPushNotificationConfig.url",
         )
 
-    async def _put_inline_push(
-        self, ctx: CallContext, scope: Scope, request: SendMessageRequest, task_id: str
-    ) -> None:
-        """A SendMessage's config, put before its task runs, so it hears every event."""
+    @staticmethod
+    def _inline_push(
+        ctx: CallContext, request: SendMessageRequest, task_id: str
+    ) -> tuple[TaskPushNotificationConfig, Version]:
+        """A SendMessage's config, to set before its task runs (so it hears every event):
+        with the new task as it is created, or before a follow-up."""
         assert request.configuration is not None
         config = request.configuration.push_notification_config
         assert config is not None
-        config = replace(config, task_id=task_id, id=config.id or task_id)
-        await self.push_store.put(scope, config, protocol=ctx.version)
+        return replace(config, task_id=task_id, id=config.id or task_id), ctx.version
 
     async def create_task_push_notification_config(
         self, ctx: CallContext, request: TaskPushNotificationConfig

@@ -57,8 +57,8 @@ from parley.server.stores.base import StaleWriteError, StoredTask, TaskStore
 log = logging.getLogger("parley.server")
 
 _UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
-_REBASES = 8
 _EMPTY = Message(message_id="", role=Role.USER, parts=(TextPart(text=""),))
+_REBASES = 8
 """Attempts at folding an event onto a task the store holds at a newer version."""
 
 
@@ -336,7 +336,7 @@ class TaskRunner:
             task = replace(
                 task, status=status, artifacts=snapshot.artifacts, metadata=snapshot.metadata
             )
-        stored = await self.store.create(live.key[:2], task)
+        stored = await self.store.create(live.key[:2], task, **live.creating)
         live.task, live.version, live.pending = stored.task, stored.version, None
         state = stored.task.status.state
         self._publish(live, stored.task, lifecycle.ends_stream(state))

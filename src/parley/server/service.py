@@ -109,6 +109,9 @@ class AgentService(PushConfigOperations):
         self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
         self.broker = broker if broker is not None else EventBroker()
         self.runner = TaskRunner(executor, self.store, self.broker)
+        shares = getattr(self.store, "shares_configs", None)
+        self._configs_with_task = shares is not None and shares(self.push_store)
+        """Whether an inline push config is set in its new task's creation (one write)."""
         self.push_worker = self._push_worker(push)
         self.extended_card = extended_card
         self.max_parts = max_parts
@@ -224,7 +227,11 @@ class AgentService(PushConfigOperations):
             if admit is not None:  # e.g. a skill's scopes (`FunctionExecutor.admit`), checked
                 admit(ctx, message, request.metadata)  # once a follow-up's task is the caller's
             if self._has_push(request):
-                await self._put_inline_push(ctx, scope, request, live.key[2])
+                config = self._inline_push(ctx, request, live.key[2])
+                if self._configs_with_task and not message.task_id:
+                    live.creating = {"configs": (config,)}
+                else:
+                    await self.push_store.put(scope, config[0], protocol=config[1])
             await self.runner.begin(ctx, request, live, eager=eager)
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no

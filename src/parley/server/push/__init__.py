@@ -2,7 +2,7 @@
 config may name and a delivery may reach, and how a delivery connects to the address it
 checked."""
 
-from parley.server.push.sender import post, send_pinned, webhook_client
+from parley.server.push.sender import Answer, SendError, WebhookClient, send_pinned, webhook_client
 from parley.server.push.ssrf import (
     Allow,
     CheckedTarget,
@@ -18,13 +18,15 @@ from parley.server.push.ssrf import (
 
 __all__ = [
     "Allow",
+    "Answer",
     "CheckedTarget",
     "HostResolutionError",
     "Resolver",
+    "SendError",
     "Target",
     "UnsafeUrlError",
+    "WebhookClient",
     "check_url",
-    "post",
     "refusal",
     "resolve_and_check",
     "send_pinned",

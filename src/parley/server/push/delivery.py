@@ -27,14 +27,13 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import httpx
+from urllib.parse import urlsplit
 
 from parley import __version__
 from parley.protocol.negotiation import Version
 from parley.server.push import signing
 from parley.server.push.outbox import Delivery, Outbox
-from parley.server.push.sender import post, webhook_client
+from parley.server.push.sender import SendError, WebhookClient, send_pinned
 from parley.server.push.ssrf import (
     NO_ALLOW,
     Allow,
@@ -104,7 +103,7 @@ class DeliveryWorker:
         settings: PushSettings | None = None,
         *,
         resolver: Resolver | None = None,
-        client: httpx.AsyncClient | None = None,
+        client: WebhookClient | None = None,
     ) -> None:
         self.outbox = outbox
         self.tasks = tasks
@@ -129,7 +128,7 @@ class DeliveryWorker:
     async def start(self) -> None:
         if self._loop is None:
             if self._client is None:
-                self._client = webhook_client(timeout=self.settings.timeout)
+                self._client = WebhookClient(timeout=self.settings.timeout)
             self._loop = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -180,7 +179,7 @@ class DeliveryWorker:
         """Start an attempt, or, with its host at its cap, queue it here until one of that
         host's attempts ends (it does not take a slot meanwhile)."""
         assert delivery.config is not None
-        host = httpx.URL(delivery.config.url).host if _parses(delivery.config.url) else ""
+        host = _host(delivery.config.url)
         self._held.add(delivery.id)
         if self._hosts[host] >= self.settings.per_host:
             self._waiting.setdefault(host, deque()).append((time.monotonic(), delivery))
@@ -268,7 +267,7 @@ class DeliveryWorker:
         except HostResolutionError as exc:
             return "retry", str(exc)
         except TimeoutError:
-            return "retry", f"{httpx.URL(config.url).host} did not resolve within {timeout:g} s"
+            return "retry", f"{_host(config.url)} did not resolve within {timeout:g} s"
         body, content_type = await self._payload(delivery)
         if body is None:
             return "dead", "the task no longer exists"
@@ -284,19 +283,19 @@ class DeliveryWorker:
         else:
             headers[signing.TIMESTAMP_HEADER] = str(int(time.time()))
         try:
-            async with asyncio.timeout_at(deadline):
-                response, prefix = await post(
-                    self._client,
-                    checked,
-                    content=body,
-                    headers=headers,
-                    read=self.settings.read_limit,
-                )
+            answer = await send_pinned(
+                self._client,
+                checked,
+                content=body,
+                headers=headers,
+                read=self.settings.read_limit,
+                deadline=deadline,
+            )
         except TimeoutError:
             return "retry", f"no answer within {timeout:g} s"
-        except httpx.HTTPError as exc:
-            return "retry", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return _verdict(response.status_code, prefix)
+        except SendError as exc:
+            return "retry", str(exc)
+        return _verdict(answer.status, answer.body)
 
     async def _payload(self, delivery: Delivery) -> tuple[bytes | None, str]:
         if delivery.protocol is not Version.V0_3:
@@ -307,12 +306,12 @@ class DeliveryWorker:
         return wire_json.dumps(V0_3.encode(stored.task)), V0_3_CONTENT_TYPE
 
 
-def _parses(url: str) -> bool:
+def _host(url: str) -> str:
+    """The URL's host (what the per-host cap counts), or "" when it has none."""
     try:
-        httpx.URL(url)
-    except httpx.InvalidURL:
-        return False
-    return True
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
 
 
 def _verdict(status: int, prefix: bytes) -> tuple[str, str]:

@@ -16,6 +16,7 @@ rebinding; refusing on any bad answer defeats mixed answers. `Allow` makes excep
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -213,7 +214,14 @@ def _embedded_v4(address: IPv6Address) -> IPv4Address | None:
 
 def check_url(url: str, *, allow: Allow = NO_ALLOW) -> Target:
     """The webhook URL normalized, or UnsafeUrlError saying why it is refused. Syntax
-    only, no I/O: a name is checked again, with its addresses, by `resolve_and_check`."""
+    only, no I/O: a name is checked again, with its addresses, by `resolve_and_check`.
+    What it accepts is remembered (per `Allow` object; every send with a config and every
+    delivery asks again)."""
+    return _checked(url, allow)
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked(url: str, allow: Allow) -> Target:
     found = _REFUSED_CHARS.search(url)
     if found is not None:
         raise UnsafeUrlError(

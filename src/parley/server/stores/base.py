@@ -15,6 +15,8 @@ from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotification
 from parley.protocol.negotiation import Version
 
 Scope = tuple[str, str]
+InlineConfigs = tuple[tuple[TaskPushNotificationConfig, Version], ...]
+"""Push configs set with a task as it is created, each with the A2A version it came in."""
 """(tenant, caller id): the key prefix of everything a caller may see. `AgentService`
 puts its agent's namespace before the tenant (`namespaces`), so agents sharing a store
 have disjoint scopes; to a store, that is just another tenant."""
@@ -45,7 +47,11 @@ class TaskStore(Protocol):
     """Where tasks live. `save` receives both the folded task and the events that
     produced it, so a backend may append events rather than rewrite the task."""
 
-    async def create(self, scope: Scope, task: Task) -> StoredTask: ...
+    async def create(self, scope: Scope, task: Task, *, configs: InlineConfigs = ()) -> StoredTask:
+        """Store a new task (StaleWriteError if it exists). `configs`: push configs of the
+        task, set in the same transaction, so they hear its creation; given only by a
+        service whose push-config store this store `shares_configs` with."""
+        ...
 
     async def get(
         self, scope: Scope, task_id: str, *, history_length: int | None = None

@@ -13,6 +13,7 @@ from parley.protocol import history, lifecycle, paging
 from parley.protocol.negotiation import Version
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
+    InlineConfigs,
     SchemaStatus,
     Scope,
     StaleWriteError,
@@ -48,10 +49,18 @@ class InMemoryTaskStore:
     def __len__(self) -> int:
         return len(self._tasks)
 
-    async def create(self, scope: Scope, task: Task) -> StoredTask:
+    def shares_configs(self, push_store: object) -> bool:
+        """Whether `create` may set configs of `push_store` (its own linked store)."""
+        return push_store is not None and push_store is self.push_configs
+
+    async def create(self, scope: Scope, task: Task, *, configs: InlineConfigs = ()) -> StoredTask:
         key = (*scope, task.id)
         if key in self._tasks:
             raise StaleWriteError(f"task {task.id} already exists")
+        if configs:
+            assert self.push_configs is not None
+            for config, protocol in configs:
+                self.push_configs.set(scope, config, protocol)
         stored = StoredTask(task=task, version=1)
         self._tasks[key] = stored
         self._updated[key] = self.clock()
@@ -90,7 +99,7 @@ class InMemoryTaskStore:
         ids = configs.config_ids(scope, task.id)
         if not ids:
             return
-        found = rows.notifications(task, version, events)
+        found = rows.notified(task, version, events)  # encoded when claimed
         if configs.outbox.record(scope, task.id, ids, found, rows.micros(self.clock())):
             self.recorded()
 
@@ -177,6 +186,10 @@ class InMemoryPushConfigStore:
     async def put(
         self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
     ) -> None:
+        self.set(scope, config, protocol)
+
+    def set(self, scope: Scope, config: TaskPushNotificationConfig, protocol: Version) -> None:
+        """`put`, at once (the linked task store's `create` sets its configs so)."""
         stored = replace(config, tenant=scope[0])
         self._configs.setdefault((*scope, config.task_id), {})[config.id] = stored
         self._protocols[(*scope, config.task_id, config.id)] = protocol

@@ -17,6 +17,7 @@ from parley.protocol import paging
 from parley.protocol.negotiation import Version
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
+    InlineConfigs,
     Scope,
     StaleWriteError,
     StoredTask,
@@ -52,6 +53,21 @@ saves; others take the read-then-write path."""
 
 def _nothing() -> None:
     pass
+
+
+async def put_config(
+    connection: Any, scope: Scope, config: TaskPushNotificationConfig, protocol: Version
+) -> None:
+    await connection.execute(
+        """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
+        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, config_id)
+        DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
+        *scope,
+        config.task_id,
+        config.id,
+        rows.push_config_json(rows.with_tenant(config, scope[0])),
+        protocol.value,
+    )
 
 
 def _notifications(
@@ -121,11 +137,17 @@ class PostgresTaskStore(DurableLifecycle):
 
     # ----------------------------------------------------------------- tasks
 
-    async def create(self, scope: Scope, task: Task) -> StoredTask:
+    def shares_configs(self, push_store: object) -> bool:
+        """Whether `create` may set configs of `push_store` (one of the same database)."""
+        return getattr(push_store, "database", None) is self.database
+
+    async def create(self, scope: Scope, task: Task, *, configs: InlineConfigs = ()) -> StoredTask:
         key = (*scope, task.id)
         changes = rows.created(task)
         now = self.clock()
         async with self.database.connection(write=True) as connection:
+            for config, protocol in configs:  # seen by CREATE's outbox part
+                await put_config(connection, scope, config, protocol)
             row = await connection.fetchrow(
                 CREATE,
                 *key,
@@ -319,18 +341,8 @@ class PostgresPushConfigStore:
     async def put(
         self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
     ) -> None:
-        body = rows.push_config_json(rows.with_tenant(config, scope[0]))
         async with self.database.connection() as connection:
-            await connection.execute(
-                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
-                VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, config_id)
-                DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
-                *scope,
-                config.task_id,
-                config.id,
-                body,
-                protocol.value,
-            )
+            await put_config(connection, scope, config, protocol)
 
     async def get(
         self, scope: Scope, task_id: str, config_id: str

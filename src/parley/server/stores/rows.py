@@ -246,20 +246,32 @@ def appended(task: Task, events: Sequence[TaskEvent], history_count: int, event_
     return rows
 
 
-def notifications(
+def notified(
     task: Task, version: int, events: Sequence[TaskEvent] | None
-) -> list[tuple[str, str]]:
-    """What a write tells the task's push configs: (notification id, A2A 1.0 StreamResponse
-    JSON) for the task itself when it is created (`events` None), else for each status and
-    artifact update saved. The id (task id, version, index) is stable across retries, so a
-    receiver can de-duplicate; the version is the task event's sequence number."""
+) -> list[tuple[str, Task | TaskEvent]]:
+    """What a write tells the task's push configs: (notification id, what it tells of): the
+    task itself when it is created (`events` None), else each status and artifact update
+    saved. The id (task id, version, index) is stable across retries, so a receiver can
+    de-duplicate; the version is the task event's sequence number."""
     if events is None:
-        return [(f"{task.id}.{version}.0", dumps(CODEC.encode_event(task)))]
+        return [(f"{task.id}.{version}.0", task)]
     return [
-        (f"{task.id}.{version}.{index}", dumps(CODEC.encode_event(event)))
+        (f"{task.id}.{version}.{index}", event)
         for index, event in enumerate(events)
         if isinstance(event, NOTIFIED)
     ]
+
+
+def payload(told: Task | TaskEvent) -> str:
+    """A notification's body: the A2A 1.0 StreamResponse JSON of a task or event."""
+    return dumps(CODEC.encode_event(told))
+
+
+def notifications(
+    task: Task, version: int, events: Sequence[TaskEvent] | None
+) -> list[tuple[str, str]]:
+    """`notified`, each with its payload (what a durable store records)."""
+    return [(number, payload(told)) for number, told in notified(task, version, events)]
 
 
 NOTIFIED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
@@ -273,4 +285,4 @@ def utc_now() -> datetime:
 
 def micros(moment: datetime) -> int:
     """µs since the epoch (naive values read as UTC), as `sort_ts` holds it."""
-    return paging.PageCursor(timestamp=moment, task_id="-").key()[1]
+    return paging.micros(moment)

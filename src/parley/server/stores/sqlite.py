@@ -24,6 +24,7 @@ from parley.protocol.negotiation import Version
 from parley.server.push.outbox import BEHIND
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
+    InlineConfigs,
     Scope,
     StaleWriteError,
     StoredTask,
@@ -69,6 +70,21 @@ _RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_
     due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM push_outbox
         WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3 AND config_id = ?4 AND state = 0)
     THEN {BEHIND} ELSE ?7 END, ?8)"""
+
+
+def _put_config(
+    connection: sqlite3.Connection,
+    scope: Scope,
+    config: TaskPushNotificationConfig,
+    protocol: Version,
+) -> None:
+    body = rows.push_config_json(rows.with_tenant(config, scope[0]))
+    connection.execute(
+        """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
+        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, task_id, config_id)
+        DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
+        (*scope, config.task_id, config.id, body, protocol.value),
+    )
 
 
 def _record(  # noqa: PLR0917 (the parts of one write)
@@ -151,7 +167,11 @@ class SqliteTaskStore(DurableLifecycle):
 
     # ----------------------------------------------------------------- tasks
 
-    async def create(self, scope: Scope, task: Task) -> StoredTask:
+    def shares_configs(self, push_store: object) -> bool:
+        """Whether `create` may set configs of `push_store` (one of the same database)."""
+        return getattr(push_store, "database", None) is self.database
+
+    async def create(self, scope: Scope, task: Task, *, configs: InlineConfigs = ()) -> StoredTask:
         key = (*scope, task.id)
         now = rows.micros(self.clock())
         head = (
@@ -170,6 +190,8 @@ class SqliteTaskStore(DurableLifecycle):
             if connection.execute(_INSERT_TASK, (*key, *head)).rowcount == 0:
                 raise StaleWriteError(f"task {task.id} already exists")
             _write_rows(connection, key, changes)
+            for config, protocol in configs:
+                _put_config(connection, scope, config, protocol)
             return _record(connection, key, task, 1, None, now)
 
         if await self.database.write(work):
@@ -339,16 +361,7 @@ class SqlitePushConfigStore:
     async def put(
         self, scope: Scope, config: TaskPushNotificationConfig, *, protocol: Version = Version.V1_0
     ) -> None:
-        key = (*scope, config.task_id, config.id)
-        body = rows.push_config_json(rows.with_tenant(config, scope[0]))
-        await self.database.run(
-            lambda connection: connection.execute(
-                """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
-                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, task_id, config_id)
-                DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
-                (*key, body, protocol.value),
-            )
-        )
+        await self.database.run(lambda connection: _put_config(connection, scope, config, protocol))
 
     async def get(
         self, scope: Scope, task_id: str, config_id: str
