@@ -52,8 +52,8 @@ def test_every_subscriber_gets_every_event_in_order() -> None:
         broker = EventBroker()
         first, second = broker.subscribe(KEY), broker.subscribe(KEY)
         for number in range(5):
-            broker.publish(KEY, event(number))
-        broker.publish(KEY, event(5, TaskState.COMPLETED), final=True)
+            broker.deliver(KEY, event(number))
+        broker.deliver(KEY, event(5, TaskState.COMPLETED), final=True)
         assert numbers(await drain(first)) == [0, 1, 2, 3, 4, 5]
         assert numbers(await drain(second)) == [0, 1, 2, 3, 4, 5]
 
@@ -67,7 +67,7 @@ def test_a_subscriber_waits_for_the_next_event() -> None:
         pending = asyncio.ensure_future(anext(subscription))
         await asyncio.sleep(0)
         assert not pending.done()
-        broker.publish(KEY, event(1))
+        broker.deliver(KEY, event(1))
         assert numbers([await pending]) == [1]
 
     run(main())
@@ -80,12 +80,12 @@ def test_a_final_event_is_delivered_then_closes_every_subscription_of_the_task()
         bystander = broker.subscribe(OTHER)
         assert broker.subscriber_count() == 4
         assert broker.subscriber_count(KEY) == 3
-        broker.publish(KEY, event(1, TaskState.INPUT_REQUIRED), final=True)
+        broker.deliver(KEY, event(1, TaskState.INPUT_REQUIRED), final=True)
         assert broker.subscriber_count(KEY) == 0
         assert broker.subscriber_count() == 1
         for subscription in subscriptions:
             assert numbers(await drain(subscription)) == [1]
-        broker.publish(OTHER, event(2), final=True)
+        broker.deliver(OTHER, event(2), final=True)
         assert numbers(await drain(bystander)) == [2]
         assert broker.subscriber_count() == 0
 
@@ -100,7 +100,7 @@ def test_tasks_and_scopes_are_separate_streams() -> None:
             broker.subscribe(OTHER),
             broker.subscribe(OTHER_CALLER),
         )
-        broker.publish(KEY, event(1), final=True)
+        broker.deliver(KEY, event(1), final=True)
         assert numbers(await drain(mine)) == [1]
         assert broker.subscriber_count(OTHER) == 1
         assert broker.subscriber_count(OTHER_CALLER) == 1
@@ -113,8 +113,8 @@ def test_tasks_and_scopes_are_separate_streams() -> None:
 
 def test_publishing_without_subscribers_is_a_no_op() -> None:
     broker = EventBroker()
-    broker.publish(KEY, event(1))
-    broker.publish(KEY, event(2), final=True)
+    broker.deliver(KEY, event(1))
+    broker.deliver(KEY, event(2), final=True)
     assert broker.subscriber_count() == 0
 
 
@@ -124,11 +124,11 @@ def test_close_is_idempotent_and_leaves_the_others() -> None:
     async def main() -> None:
         broker = EventBroker()
         leaving, staying = broker.subscribe(KEY), broker.subscribe(KEY)
-        broker.publish(KEY, event(1))
+        broker.deliver(KEY, event(1))
         leaving.close()
         leaving.close()
         assert broker.subscriber_count(KEY) == 1
-        broker.publish(KEY, event(2), final=True)
+        broker.deliver(KEY, event(2), final=True)
         assert numbers(await drain(staying)) == [1, 2]
         assert broker.subscriber_count() == 0
 
@@ -144,7 +144,7 @@ def test_a_subscriber_that_falls_behind_is_dropped_with_an_internal_error() -> N
         slow, fast = broker.subscribe(KEY), broker.subscribe(KEY)
         received: list[StreamEvent] = []
         for number in range(4):
-            broker.publish(KEY, event(number))
+            broker.deliver(KEY, event(number))
             received.append(await anext(fast))
         assert slow.dropped
         assert not fast.dropped
@@ -152,7 +152,7 @@ def test_a_subscriber_that_falls_behind_is_dropped_with_an_internal_error() -> N
         with pytest.raises(InternalError) as caught:
             await anext(slow)
         assert caught.value.metadata == {"taskId": "t1"}
-        broker.publish(KEY, event(4), final=True)
+        broker.deliver(KEY, event(4), final=True)
         received += await drain(fast)
         assert numbers(received) == [0, 1, 2, 3, 4]
 
@@ -163,8 +163,8 @@ def test_a_final_event_that_fills_the_buffer_still_ends_the_stream_cleanly() -> 
     async def main() -> None:
         broker = EventBroker(buffer_size=2)
         subscription = broker.subscribe(KEY)
-        broker.publish(KEY, event(1))
-        broker.publish(KEY, event(2, TaskState.COMPLETED), final=True)
+        broker.deliver(KEY, event(1))
+        broker.deliver(KEY, event(2, TaskState.COMPLETED), final=True)
         assert numbers(await drain(subscription)) == [1, 2]
         assert not subscription.dropped
 
@@ -175,8 +175,8 @@ def test_a_final_event_that_overflows_the_buffer_drops_the_subscriber() -> None:
     async def main() -> None:
         broker = EventBroker(buffer_size=1)
         subscription = broker.subscribe(KEY)
-        broker.publish(KEY, event(1))
-        broker.publish(KEY, event(2, TaskState.COMPLETED), final=True)
+        broker.deliver(KEY, event(1))
+        broker.deliver(KEY, event(2, TaskState.COMPLETED), final=True)
         with pytest.raises(InternalError):
             await anext(subscription)
         assert broker.subscriber_count() == 0
@@ -188,9 +188,33 @@ def test_an_ended_subscription_stays_ended() -> None:
     async def main() -> None:
         broker = EventBroker()
         subscription = broker.subscribe(KEY)
-        broker.publish(KEY, event(1), final=True)
+        broker.deliver(KEY, event(1), final=True)
         assert numbers(await drain(subscription)) == [1]
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(anext(subscription), 0.1)
+
+    run(main())
+
+
+def test_an_event_reaching_a_subscription_twice_is_seen_once() -> None:
+    """An event published here and read back from a bus reaches a subscription twice: by
+    sequence number, what is not above the last taken is dropped (also the head's and
+    what came before `after`); events without a number (a direct reply) always pass."""
+
+    async def main() -> None:
+        broker = EventBroker()
+        plain = broker.subscribe(KEY)
+        headed = broker.subscribe(KEY, ((3, event(3)),))
+        late = broker.subscribe(KEY, after=4)
+        for number in (2, 3, 3, 4, 2, 5, 5):
+            broker.deliver(KEY, event(number), sequence=number)
+        broker.deliver(KEY, event(6, TaskState.COMPLETED), final=True, sequence=6)
+        assert numbers(await drain(plain)) == [2, 3, 4, 5, 6]
+        assert numbers(await drain(headed)) == [3, 4, 5, 6]
+        assert numbers(await drain(late)) == [5, 6]
+        unnumbered = broker.subscribe(KEY, after=9)
+        broker.deliver(KEY, event(1))
+        broker.deliver(KEY, event(1), final=True)
+        assert numbers(await drain(unnumbered)) == [1, 1]
 
     run(main())

@@ -542,7 +542,7 @@ def test_a_subscription_head_comes_before_live_events() -> None:
         broker = EventBroker()
         key = ("", "alice", "t")
         subscription = broker.subscribe(key, [(3, chunk("3"))])
-        broker.publish(key, chunk("4"), sequence=4, final=True)
+        broker.deliver(key, chunk("4"), sequence=4, final=True)
         seen: list[Numbered] = []
         async for event in subscription:
             seen.append((subscription.sequence, event))

@@ -192,7 +192,7 @@ def test_every_event_is_stored_before_it_is_published() -> None:
             return await super().save(scope, task, events, expected_version)
 
     class RecordingBroker(EventBroker):
-        def publish(
+        async def publish(
             self,
             key: TaskKey,
             event: StreamEvent,
@@ -201,7 +201,7 @@ def test_every_event_is_stored_before_it_is_published() -> None:
             sequence: int | None = None,
         ) -> None:
             log.append(f"publish:{type(event).__name__}")
-            super().publish(key, event, final=final, sequence=sequence)
+            await super().publish(key, event, final=final, sequence=sequence)
 
     service = AgentService(
         ScriptedExecutor(complete), make_card(), store=RecordingStore(), broker=RecordingBroker()

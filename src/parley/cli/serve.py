@@ -20,6 +20,7 @@ from parley.cli.config import add_config_option, apply_config
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
 from parley.cli.push import add_push_options, push_settings
+from parley.cli.replicas import add_bus_option, event_bus
 from parley.cli.security import add_security_options, jwt_requested, security_from
 from parley.cli.tls import (
     TlsFiles,
@@ -100,6 +101,7 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     add_security_options(serve)
     add_push_options(serve)
+    add_bus_option(serve)
     add_tls_options(serve)
     add_config_option(serve)
     serve.set_defaults(run=run_serve)
@@ -131,11 +133,13 @@ def make_handler(
     security: Security | None = None,
     namespace: str | None = None,
     push: PushSettings | bool | None = None,
+    bus: str | None = None,
 ) -> Any:
     """An AgentService for an Agent (its tasks in `store`, a store URL, under `namespace`
     (default: the agent's name); its card with the gRPC interfaces at `grpc_address`, if
     given; callers authenticated by `security`, else by the agent's own; notifications
-    delivered by `push`, see AgentService); any other target as it is."""
+    delivered by `push`, see AgentService; its events on the Redis `bus`, if given); any
+    other target as it is."""
     if not isinstance(target, Agent):
         return target
     try:
@@ -153,6 +157,7 @@ def make_handler(
             security=security or target.security,
             namespace=namespace,
             push=push,
+            broker=event_bus(bus, store),
         )
     except ValueError as exc:
         raise SystemExit(f"parley serve: {exc}") from None
@@ -172,12 +177,12 @@ def make_app(
     hosts: Sequence[str] | None = None,
     namespace: str | None = None,
     push: PushSettings | bool | None = None,
+    bus: str | None = None,
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
     any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
-    target = make_handler(
-        target, url, store=store, security=security, namespace=namespace, push=push
-    )
+    where: dict[str, Any] = {"namespace": namespace, "push": push, "bus": bus}
+    target = make_handler(target, url, store=store, security=security, **where)
     if is_handler(target):
         return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
     if callable(target):
@@ -230,6 +235,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         hosts=hosts,
         namespace=arguments.namespace,
         push=push_settings(arguments),
+        bus=arguments.bus,
     )
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
@@ -309,6 +315,7 @@ def _serve_many(
             security=security,
             namespace=name,
             push=push_settings(arguments),
+            bus=arguments.bus,
         )
         apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
         log.info("serving %s at %s/%s", spec, url, name)
@@ -340,6 +347,7 @@ def _serve_with_grpc(
         "grpc_address": grpc_address,
         "namespace": arguments.namespace,
         "push": push_settings(arguments),
+        "bus": arguments.bus,
     }
     handler = make_handler(target, url, store=store, security=security, **where)
     if not is_handler(handler):

@@ -14,8 +14,12 @@ with `head` entries (a snapshot, or events replayed from a `ReplayWindow`); the 
 builds it in the same synchronous stretch as it reads the window, under the task's
 lock, so the head and the live events that follow have no gap and no overlap.
 
-The broker is behind a small protocol so a cross-replica implementation (Redis)
-can replace it (DESIGN 7).
+The broker is behind a small protocol (`Broker`) so a cross-replica implementation
+(`parley.server.bus.RedisBus`) can replace it (DESIGN 7): `publish` is awaited (a bus
+writes the event out), a subscription may start after a cursor (`subscribe(after=...)`,
+when `replayable` vouches for every event after it), and a subscription drops an event
+whose sequence number is not above the last one it took, so one event reaching it twice
+(published here and read back from the bus) is seen once.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from typing import Protocol
 
 from parley.model import StreamEvent, Task
-from parley.protocol.errors import InternalError
+from parley.protocol.errors import A2AError, InternalError
 
 TaskKey = tuple[str, str, str]
 """(tenant, caller, task id)."""
@@ -39,10 +43,26 @@ class Subscription:
     """One subscriber's ordered view of a task's events (an async iterator); `sequence`
     is the sequence number of the event it returned last."""
 
-    __slots__ = ("_broker", "_buffer", "_ended", "_key", "_limit", "_ready", "dropped", "sequence")
+    __slots__ = (
+        "_broker",
+        "_buffer",
+        "_ended",
+        "_key",
+        "_last",
+        "_limit",
+        "_ready",
+        "dropped",
+        "failure",
+        "sequence",
+    )
 
     def __init__(
-        self, broker: EventBroker, key: TaskKey, buffer_size: int, head: Iterable[Entry] = ()
+        self,
+        broker: EventBroker,
+        key: TaskKey,
+        buffer_size: int,
+        head: Iterable[Entry] = (),
+        after: int | None = None,
     ) -> None:
         self._broker = broker
         self._key = key
@@ -51,10 +71,20 @@ class Subscription:
         self._ready = asyncio.Event()
         self._ended = False
         self.dropped = False
+        self.failure: A2AError | None = None
+        """What ends the subscription with an error once its events are taken (`fail`)."""
         self.sequence: int | None = None
+        numbers = [entry[0] for entry in self._buffer if entry is not None and entry[0]]
+        self._last: int | None = max([*numbers, after or 0]) or None
+        """The highest sequence number taken: what is not above it is a repeat."""
 
     def _offer(self, item: Entry | None) -> bool:
-        """Queue an item; False (and the subscription ends) when the buffer is full."""
+        """Queue an item (not a repeat); False (and the subscription ends) when the buffer
+        is full."""
+        if item is not None and item[0] is not None:
+            if self._last is not None and item[0] <= self._last:
+                return True
+            self._last = item[0]
         if item is not None and len(self._buffer) >= self._limit:
             self.dropped = True
             self._buffer.clear()
@@ -64,6 +94,13 @@ class Subscription:
         self._buffer.append(item)
         self._ready.set()
         return True
+
+    def fail(self, error: A2AError) -> None:
+        """End after the events already queued, raising `error` (e.g. the bus is gone)."""
+        if not self._ended and self.failure is None:
+            self.failure = error
+            self._buffer.append(None)
+            self._ready.set()
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         return self
@@ -78,6 +115,8 @@ class Subscription:
         if item is None:
             self._ended = True
             self.close()
+            if self.failure is not None:
+                raise self.failure
             if self.dropped:
                 raise InternalError(
                     "This stream fell too far behind and was closed: resubscribe to continue",
@@ -99,16 +138,36 @@ class EventBroker:
         self._subscribers: dict[TaskKey, list[Subscription]] = {}
         self.buffer_size = buffer_size
 
-    def subscribe(self, key: TaskKey, head: Iterable[Entry] = ()) -> Subscription:
-        """A subscription that yields `head`, then every event published from now on."""
-        subscription = Subscription(self, key, self.buffer_size, head)
+    async def start(self) -> None:
+        """Nothing to connect to (a bus connects here)."""
+
+    async def stop(self) -> None:
+        """Nothing to let go of."""
+
+    def subscribe(
+        self, key: TaskKey, head: Iterable[Entry] = (), *, after: int | None = None
+    ) -> Subscription:
+        """A subscription that yields `head`, then every event published from now on (with
+        a sequence number above `after` and above the head's)."""
+        subscription = Subscription(self, key, self.buffer_size, head, after)
         self._subscribers.setdefault(key, []).append(subscription)
         return subscription
 
-    def publish(
+    async def replayable(self, key: TaskKey, after: int) -> bool:
+        """Whether `subscribe(key, after=after)` yields every event numbered above `after`
+        (published before too). In process: never (the runner's `ReplayWindow` replays)."""
+        return False
+
+    async def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
     ) -> None:
         """Deliver to every subscriber in order; `final` closes them after the event."""
+        self.deliver(key, event, final=final, sequence=sequence)
+
+    def deliver(
+        self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
+    ) -> None:
+        """`publish` to this process's subscribers (at once: no await)."""
         subscribers = self._subscribers.get(key)
         if not subscribers:
             return
@@ -151,11 +210,20 @@ class EventBroker:
 
 
 class Broker(Protocol):
-    """What the runner needs of a broker."""
+    """What the runner needs of a broker (`EventBroker` in process, a bus across
+    replicas); the service starts and stops it with the app."""
 
-    def subscribe(self, key: TaskKey, head: Iterable[Entry] = ()) -> Subscription: ...
+    async def start(self) -> None: ...
 
-    def publish(
+    async def stop(self) -> None: ...
+
+    def subscribe(
+        self, key: TaskKey, head: Iterable[Entry] = (), *, after: int | None = None
+    ) -> Subscription: ...
+
+    async def replayable(self, key: TaskKey, after: int) -> bool: ...
+
+    async def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
     ) -> None: ...
 

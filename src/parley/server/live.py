@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from parley.model import Message, Task
+from parley.model import Message, Task, TaskState
 from parley.server.broker import ReplayWindow, TaskKey
 from parley.server.stores.base import InlineConfigs
 
@@ -21,6 +21,11 @@ def utc_now() -> datetime:
 
 def new_id() -> str:
     return str(uuid.uuid4())
+
+
+def untouched(task: Task | None) -> bool:
+    """A task the agent has not acted on yet (created up front, still SUBMITTED)."""
+    return task is not None and task.status.state is TaskState.SUBMITTED and not task.artifacts
 
 
 @dataclass(eq=False, slots=True)

@@ -51,7 +51,7 @@ from parley.protocol.errors import (
 from parley.server.broker import Broker, Entry, ReplayWindow, Subscription, TaskKey
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
-from parley.server.live import LiveTask, new_id, utc_now
+from parley.server.live import LiveTask, new_id, untouched, utc_now
 from parley.server.stores.base import StaleWriteError, StoredTask, TaskStore
 
 log = logging.getLogger("parley.server")
@@ -295,9 +295,9 @@ class TaskRunner:
     async def _emit_other(self, live: LiveTask, event: StreamEvent) -> None:
         """A direct reply, a task's first event, or a message into history."""
         if isinstance(event, Message) and live.task is None:
-            self._reply(live, event)
+            await self._reply(live, event)
             return
-        if isinstance(event, Message) and _untouched(live.task):
+        if isinstance(event, Message) and untouched(live.task):
             # A direct answer to a task created up front (non-blocking send):
             # it becomes the task's result.
             answer = replace(event, task_id=live.key[2], context_id=live.context_id)
@@ -315,12 +315,12 @@ class TaskRunner:
         assert not isinstance(event, Task)
         await self._commit(live, folding.stamp(event, live.key[2], live.context_id, self.clock))
 
-    def _reply(self, live: LiveTask, message: Message) -> None:
+    async def _reply(self, live: LiveTask, message: Message) -> None:
         if live.reply is not None:
             raise InvalidAgentResponseError("An agent answers with one direct message")
         live.reply = replace(message, context_id=message.context_id or live.context_id)
         live.pending = None
-        self.broker.publish(live.key, live.reply, final=True)
+        await self.broker.publish(live.key, live.reply, final=True)
         live.settled.set()
 
     async def _create(self, live: LiveTask, snapshot: Task | None = None) -> None:
@@ -339,7 +339,7 @@ class TaskRunner:
         stored = await self.store.create(live.key[:2], task, **live.creating)
         live.task, live.version, live.pending = stored.task, stored.version, None
         state = stored.task.status.state
-        self._publish(live, stored.task, lifecycle.ends_stream(state))
+        await self._publish(live, stored.task, lifecycle.ends_stream(state))
         if lifecycle.ends_blocking_send(state):
             live.settled.set()
 
@@ -352,10 +352,10 @@ class TaskRunner:
             stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
         if isinstance(event, TaskArtifactUpdateEvent):
-            self._publish(live, event, False)
+            await self._publish(live, event, False)
         elif isinstance(event, TaskStatusUpdateEvent):
             state = stored.task.status.state
-            self._publish(live, event, lifecycle.ends_stream(state))
+            await self._publish(live, event, lifecycle.ends_stream(state))
             if lifecycle.ends_blocking_send(state):
                 live.settled.set()
 
@@ -374,27 +374,24 @@ class TaskRunner:
                 await asyncio.sleep(random.random() * 0.002 * 2**attempt)  # noqa: S311
         raise StaleWriteError(f"task {live.key[2]} kept changing under {_REBASES} attempts")
 
-    def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> None:
+    async def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> None:
         if live.window is not None:
             live.window.add(live.version, event)
-        self.broker.publish(live.key, event, final=final, sequence=live.version)
+        await self.broker.publish(live.key, event, final=final, sequence=live.version)
 
     def subscribe(self, live: LiveTask, head: tuple[Entry, ...] = ()) -> Subscription:
         """`head`, then the task's events from now on (the caller holds the lock or has not
         awaited since the last commit: no event falls in between); opens the window."""
         if live.window is None and self.replay_limit > 0:
             live.window = ReplayWindow(live.version, self.replay_limit)
-        return self.broker.subscribe(live.key, head)
+        return self.broker.subscribe(live.key, head, after=live.version)
 
-    def resume(self, live: LiveTask, after: int | None) -> Subscription:
+    async def resume(self, live: LiveTask, after: int | None) -> Subscription:
         """SubscribeToTask's (under the lock, the task loaded): the events after `after` if
-        the window has them all, else (or if none) the snapshot at its version; then live."""
+        the window or the broker has them all, else the snapshot at its version; then live."""
         assert live.task is not None
         window = live.window
         missed = window.after(after, live.version) if window and after is not None else None
+        if missed is None and after is not None and await self.broker.replayable(live.key, after):
+            return self.broker.subscribe(live.key, after=after)
         return self.subscribe(live, tuple(missed) if missed else ((live.version, live.task),))
-
-
-def _untouched(task: Task | None) -> bool:
-    """A task the agent has not acted on yet (created up front, still SUBMITTED)."""
-    return task is not None and task.status.state is TaskState.SUBMITTED and not task.artifacts

@@ -147,6 +147,7 @@ class AgentService(PushConfigOperations):
         """Open the stores (connect, migrate) and apply the restart policy: tasks a previous
         process of this agent left SUBMITTED or WORKING are failed (`stores.recovery`)."""
         await store_startup.start(self.store, self.push_store, self.runner.clock(), self.namespace)
+        await self.broker.start()
         if self.push_worker is not None:
             await self.push_worker.start()
 
@@ -155,6 +156,7 @@ class AgentService(PushConfigOperations):
             if self.push_worker is not None:
                 await self.push_worker.stop()
             await self.runner.shutdown()
+            await self.broker.stop()
             close = getattr(self.runner.executor, "aclose", None)
             if close is not None:
                 await close()
@@ -348,7 +350,7 @@ class AgentService(PushConfigOperations):
                         "there is nothing to subscribe to",
                         metadata={"taskId": request.id},
                     )
-                subscription = self.runner.resume(live, ctx.resume_after)
+                subscription = await self.runner.resume(live, ctx.resume_after)
         except BaseException:
             self.runner.release(live)
             raise

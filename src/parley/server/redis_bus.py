@@ -1,0 +1,189 @@
+"""The Redis event bus (DESIGN 7): a task's events reach its subscribers on every replica
+(`parley serve --bus redis://host:port/db`, `AgentService(broker=RedisBus(url))`).
+
+Theory of operation. `publish` (the runner's, after the store committed the event) appends
+the event to the task's Redis stream with the entry id `SEQUENCE-0`, the task's store
+version, in A2A 1.0 JSON: ids only grow, as versions do, so the stream is the task's events
+in order. A subscription, on any replica, reads the stream from its cursor (the version of
+the snapshot it started with, or the client's Last-Event-ID) with a blocking XREAD of its
+own: every event above the cursor, once, in order, whichever replica produced it; a
+subscriber on the producing replica takes the same path, so no copy can overtake another.
+A direct Message reply (no task, no sequence) is only ever awaited where it is produced,
+and goes to this process's subscribers at once. `replayable` vouches for a cursor when the
+stream holds every entry above it (Redis 7's `recorded-first-entry-id` and
+`max-deleted-entry-id`). Retention: at most `max_events` entries per task (approximate
+trimming), the stream expires `retention` seconds after its last event, `idle` seconds
+for a task still active. Redis unreachable: `start` fails with a clear error; a publish
+that fails is logged (the store has the event; the task's snapshot is right) and streams
+end with an error telling the client to resubscribe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from parley.model import StreamEvent
+from parley.protocol.errors import InternalError
+from parley.server.broker import Entry, EventBroker, Subscription, TaskKey
+from parley.wire import json as wire_json
+from parley.wire.v1_0.json import CODEC
+
+log = logging.getLogger("parley.bus")
+
+BLOCK_MS = 2000
+"""How long one XREAD waits for an entry before asking again (the client's socket timeout
+is 5 s more: a Redis that stops answering is noticed)."""
+BATCH = 256
+
+
+class BusUnavailableError(RuntimeError):
+    """Redis cannot be reached (at start)."""
+
+
+class RedisBus(EventBroker):
+    """Task events across replicas through Redis streams (see the module)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str | None = None,
+        buffer_size: int = 1024,
+        max_events: int = 10_000,
+        retention: float = 300.0,
+        idle: float = 86_400.0,
+    ) -> None:
+        super().__init__(buffer_size)
+        parts = urlsplit(url)
+        query = dict(parse_qsl(parts.query))
+        self.prefix = prefix or query.pop("prefix", "parley")
+        self.url = urlunsplit(parts._replace(query=urlencode(query)))
+        self.max_events = max_events
+        self.retention = int(retention)
+        self.idle = int(idle)
+        self._redis: Any = None
+        self._readers: dict[Subscription, asyncio.Task[None]] = {}
+
+    def stream(self, key: TaskKey) -> str:
+        """The Redis key of a task's stream (its scope and id, unambiguously)."""
+        return f"{self.prefix}:events:" + wire_json.dumps(list(key)).decode()
+
+    async def start(self) -> None:
+        try:
+            import redis.asyncio as aioredis  # noqa: PLC0415 - the redis extra
+        except ImportError:
+            raise BusUnavailableError(
+                "the Redis bus needs the redis extra: pip install 'parley-a2a[redis]'"
+            ) from None
+        client = aioredis.from_url(self.url, socket_timeout=BLOCK_MS / 1000 + 5)
+        try:
+            await client.ping()
+        except Exception as exc:
+            await client.aclose()
+            raise BusUnavailableError(f"the event bus {self.url} is unreachable: {exc}") from exc
+        self._redis = client
+
+    async def stop(self) -> None:
+        readers = list(self._readers.values())
+        self._readers.clear()
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        if self._redis is not None:
+            await self._redis.aclose()
+            self._redis = None
+
+    async def publish(
+        self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
+    ) -> None:
+        if sequence is None:  # a direct reply: awaited only here
+            self.deliver(key, event, final=final)
+            return
+        stream = self.stream(key)
+        fields = {"e": wire_json.dumps(CODEC.encode_event(event)), "f": "1" if final else "0"}
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.xadd(
+                    stream, fields, id=f"{sequence}-0", maxlen=self.max_events, approximate=True
+                )
+                pipe.expire(stream, self.retention if final else self.idle)
+                added, _ = await pipe.execute(raise_on_error=False)
+        except Exception:
+            log.exception("event bus: event %d of task %s not published", sequence, key[2])
+            return
+        if isinstance(added, Exception):  # a later version is there already (a race lost)
+            log.warning("event bus: event %d of task %s refused: %s", sequence, key[2], added)
+
+    def subscribe(
+        self, key: TaskKey, head: Iterable[Entry] = (), *, after: int | None = None
+    ) -> Subscription:
+        subscription = super().subscribe(key, head, after=after)
+        cursor = subscription._last or 0
+        reader = asyncio.get_running_loop().create_task(
+            self._read(subscription, self.stream(key), cursor)
+        )
+        self._readers[subscription] = reader
+        return subscription
+
+    async def _read(self, subscription: Subscription, stream: str, cursor: int) -> None:
+        last = f"{cursor}-0"
+        try:
+            while True:
+                reply = await self._redis.xread({stream: last}, count=BATCH, block=BLOCK_MS)
+                for _, entries in reply or ():
+                    for entry_id, fields in entries:
+                        last = entry_id
+                        sequence = int(bytes(entry_id).split(b"-", 1)[0])
+                        event = CODEC.decode_event(wire_json.loads(fields[b"e"]))
+                        final = fields.get(b"f") == b"1"
+                        if not subscription._offer((sequence, event)):
+                            return  # fell behind: dropped, told to resubscribe
+                        if final:
+                            subscription._offer(None)
+                            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("event bus: a subscription to %s ended: %s", stream, exc)
+            subscription.fail(
+                InternalError("The event bus is unavailable: resubscribe to continue")
+            )
+        finally:
+            self._readers.pop(subscription, None)
+
+    def _remove(self, key: TaskKey, subscription: Subscription) -> None:
+        super()._remove(key, subscription)
+        reader = self._readers.pop(subscription, None)
+        if reader is not None and reader is not asyncio.current_task():
+            reader.cancel()
+
+    async def replayable(self, key: TaskKey, after: int) -> bool:
+        try:
+            info = await self._redis.xinfo_stream(self.stream(key))
+        except Exception:  # no such stream (expired, never published), or Redis is gone
+            return False
+        first = _sequence(info.get("recorded-first-entry-id"))
+        deleted = _sequence(info.get("max-deleted-entry-id"))
+        return first is not None and first <= after and (deleted or 0) <= after
+
+    def reader_count(self) -> int:
+        """Subscriptions reading the bus (for tests and metrics)."""
+        return len(self._readers)
+
+
+def _sequence(entry_id: object) -> int | None:
+    if isinstance(entry_id, bytes | bytearray):
+        entry_id = entry_id.decode()
+    if not isinstance(entry_id, str):
+        return None
+    with contextlib.suppress(ValueError):
+        return int(entry_id.split("-", 1)[0])
+    return None
+
+
+__all__ = ["BusUnavailableError", "RedisBus"]

@@ -1,0 +1,326 @@
+"""The Redis event bus between replicas (issue: many replicas, one agent): two services
+over one store (SQLite file, PostgreSQL schema) and the machine's Redis, each a replica.
+A stream opened on one sees the events of a task another runs, in order, to its end;
+a resumed subscription replays from the bus what came after its cursor; retention;
+Redis unreachable at start, or lost during a stream, gives a clear error."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from parley.model import (
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
+from parley.protocol.errors import InternalError
+from parley.server.agent import Agent
+from parley.server.context import CallContext
+from parley.server.redis_bus import BusUnavailableError, RedisBus
+from parley.server.service import AgentService
+from parley.server.stores.urls import open_store
+from parley.server.task_context import TaskContext
+from tests.server.support import make_card, run, send
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+class Gates:
+    """The agent's steps wait for these (one test at a time)."""
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+        self.more = asyncio.Event()
+
+
+def steps_agent(gates: list[Gates]) -> Agent:
+    agent = Agent("Replicated")
+
+    @agent.skill()
+    async def steps(task: TaskContext) -> AsyncIterator[str]:
+        """Two chunks once `go` is set, two more once `more` is, then COMPLETED."""
+        await gates[0].go.wait()
+        yield "a"
+        yield "b"
+        await gates[0].more.wait()
+        yield "c"
+        yield "d"
+
+    return agent
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    name = f"parley-test-{uuid.uuid4().hex[:10]}"
+    yield name
+
+    async def clean() -> None:
+        client = aioredis.from_url(REDIS)
+        keys = [key async for key in client.scan_iter(match=f"{name}:*")]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
+
+    asyncio.run(clean())
+
+
+@contextlib.asynccontextmanager
+async def replicas(
+    store_url: str, prefix: str, count: int = 2, **bus: float
+) -> AsyncIterator[tuple[list[AgentService], list[Gates]]]:
+    gates = [Gates()]
+    services = []
+    for _ in range(count):
+        tasks, configs = open_store(store_url)
+        agent = steps_agent(gates)
+        broker = RedisBus(REDIS, prefix=prefix, **bus)  # type: ignore[arg-type]
+        service = AgentService(
+            agent.executor(), make_card(), store=tasks, push_store=configs, broker=broker
+        )
+        await service.startup()
+        services.append(service)
+    try:
+        yield services, gates
+    finally:
+        for service in services:
+            await service.shutdown()
+
+
+def describe(events: list[StreamEvent]) -> list[str]:
+    out = []
+    for event in events:
+        if isinstance(event, Task):
+            out.append(f"task:{event.status.state.name}")
+        elif isinstance(event, TaskArtifactUpdateEvent):
+            out.append(
+                "chunk:" + "".join(getattr(part, "text", "") for part in event.artifact.parts)
+            )
+        elif isinstance(event, TaskStatusUpdateEvent):
+            out.append(f"status:{event.status.state.name}")
+    return out
+
+
+async def collect(
+    stream: AsyncIterator[StreamEvent], into: list[tuple[int | None, StreamEvent]]
+) -> None:
+    async for event in stream:
+        into.append((getattr(stream, "sequence", None), event))
+
+
+async def started(service: AgentService) -> Task:
+    result = await service.send_message(CallContext(), send("go", return_immediately=True))
+    assert isinstance(result, Task)
+    return result
+
+
+async def until(predicate: object, what: str, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, f"waited for {what}"
+        await asyncio.sleep(0.01)
+
+
+def test_a_stream_on_one_replica_sees_a_task_run_by_another(durable_url: str, prefix: str) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix) as ([a, b], gates):
+            task = await started(a)
+            seen: list[tuple[int | None, StreamEvent]] = []
+            stream = b.subscribe_to_task(CallContext(), SubscribeToTaskRequest(id=task.id))
+            reader = asyncio.create_task(collect(stream, seen))
+            await until(lambda: seen, "the snapshot")
+            gates[0].go.set()
+            gates[0].more.set()
+            await asyncio.wait_for(reader, 10)
+            described = describe([event for _, event in seen])
+            assert described[0].startswith("task:")  # SUBMITTED or WORKING, then the rest
+            assert [each for each in described[1:] if each != "status:WORKING"] == [
+                "chunk:a",
+                "chunk:b",
+                "chunk:c",
+                "chunk:d",
+                "status:COMPLETED",
+            ]
+            numbers = [number for number, _ in seen]
+            assert numbers == sorted(numbers)
+            assert len(set(numbers)) == len(numbers)
+            stored = await a.store.get(a.store_scope(CallContext()), task.id)
+            assert stored is not None
+            assert numbers[-1] == stored.version
+            assert b.broker.reader_count() == 0  # type: ignore[attr-defined]
+
+    run(main(), timeout=30)
+
+
+def test_a_streaming_send_gets_its_own_events_through_the_bus(
+    durable_url: str, prefix: str
+) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix, count=1) as ([a], gates):
+            gates[0].go.set()
+            gates[0].more.set()
+            events = [event async for event in a.send_streaming_message(CallContext(), send("x"))]
+            assert describe(events)[-1] == "status:COMPLETED"
+            assert describe(events).count("chunk:a") == 1
+            assert len(events) == 7
+
+    run(main(), timeout=30)
+
+
+def test_a_resumed_subscription_replays_from_the_bus(durable_url: str, prefix: str) -> None:
+    """Last-Event-ID on another replica (no replay window there): the events after it, not
+    the snapshot; a cursor older than what the bus keeps gets the snapshot."""
+
+    async def main() -> None:
+        async with replicas(durable_url, prefix) as ([a, b], gates):
+            task = await started(a)
+            seen: list[tuple[int | None, StreamEvent]] = []
+            watch = a.subscribe_to_task(  # a's own subscription: the numbers
+                CallContext(), SubscribeToTaskRequest(id=task.id)
+            )
+            reader = asyncio.create_task(collect(watch, seen))
+            gates[0].go.set()
+            # "b" is held until the next chunk (to mark the last one): "a" is what comes
+            await until(lambda: "chunk:a" in describe([e for _, e in seen]), "the first chunk")
+            first = describe([event for _, event in seen]).index("chunk:a")
+            cursor = seen[first - 1][0]  # the event before the first chunk
+            assert cursor is not None
+            resumed = CallContext(resume_after=cursor)
+            later: list[tuple[int | None, StreamEvent]] = []
+            stream = b.subscribe_to_task(resumed, SubscribeToTaskRequest(id=task.id))
+            catching = asyncio.create_task(collect(stream, later))
+            await until(lambda: later, "the replayed chunk")
+            gates[0].more.set()
+            await asyncio.wait_for(asyncio.gather(reader, catching), 10)
+            assert describe([event for _, event in later]) == [
+                "chunk:a",
+                "chunk:b",
+                "chunk:c",
+                "chunk:d",
+                "status:COMPLETED",
+            ]
+            assert [number for number, _ in later] == [number for number, _ in seen[first:]]
+
+    run(main(), timeout=30)
+
+
+def test_a_cursor_the_bus_no_longer_holds_gets_the_snapshot(durable_url: str, prefix: str) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix, max_events=2) as ([a, b], gates):
+            task = await started(a)
+            gates[0].go.set()
+            client = aioredis.from_url(REDIS)
+            stream = b.broker.stream((*b.store_scope(CallContext())[:2], task.id))  # type: ignore[attr-defined]
+            for _ in range(200):
+                if await client.xlen(stream) >= 2:
+                    break
+                await asyncio.sleep(0.01)
+            await client.xtrim(stream, maxlen=1, approximate=False)  # as retention does
+            await client.aclose()
+            later: list[tuple[int | None, StreamEvent]] = []
+            resumed = CallContext(resume_after=1)
+            reader = asyncio.create_task(
+                collect(b.subscribe_to_task(resumed, SubscribeToTaskRequest(id=task.id)), later)
+            )
+            await until(lambda: later, "the snapshot")
+            assert isinstance(later[0][1], Task)
+            gates[0].more.set()
+            await asyncio.wait_for(reader, 10)
+            assert describe([event for _, event in later])[-1] == "status:COMPLETED"
+
+    run(main(), timeout=30)
+
+
+def test_a_finished_task_s_stream_expires(durable_url: str, prefix: str) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix, count=1, retention=30) as ([a], gates):
+            gates[0].go.set()
+            gates[0].more.set()
+            events = [event async for event in a.send_streaming_message(CallContext(), send("x"))]
+            task_id = events[0].id  # type: ignore[union-attr]
+            client = aioredis.from_url(REDIS)
+            key = a.broker.stream((*a.store_scope(CallContext()), task_id))  # type: ignore[attr-defined]
+            assert await client.xlen(key) == 7
+            assert 0 < await client.ttl(key) <= 30
+            await client.aclose()
+
+    run(main(), timeout=30)
+
+
+def test_an_unreachable_bus_fails_the_start_clearly(durable_url: str) -> None:
+    async def main() -> None:
+        bus = RedisBus("redis://127.0.0.1:1/0")
+        with pytest.raises(BusUnavailableError, match=r"redis://127\.0\.0\.1:1/0 is unreachable"):
+            await bus.start()
+
+    run(main())
+
+
+def test_a_stream_whose_bus_connection_dies_ends_with_a_clear_error(
+    durable_url: str, prefix: str
+) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix) as ([a, b], gates):
+            task = await started(a)
+            seen: list[tuple[int | None, StreamEvent]] = []
+            stream = b.subscribe_to_task(CallContext(), SubscribeToTaskRequest(id=task.id))
+            reader = asyncio.create_task(collect(stream, seen))
+            await until(lambda: seen, "the snapshot")
+            admin = aioredis.from_url(REDIS)
+            clients = await admin.client_list()
+            blocked = [c for c in clients if c.get("cmd") == "xread"]
+            assert blocked, clients
+            for each in blocked:
+                await admin.client_kill_filter(_id=each["id"])
+            await admin.aclose()
+            with pytest.raises(InternalError, match="event bus is unavailable"):
+                await asyncio.wait_for(reader, 10)
+            gates[0].go.set()
+            gates[0].more.set()
+
+    run(main(), timeout=30)
+
+
+def test_events_reach_every_replica_in_order_under_concurrency(
+    durable_url: str, prefix: str
+) -> None:
+    """Three replicas, a task on each, every replica subscribed to every task."""
+
+    async def main() -> None:
+        async with replicas(durable_url, prefix, count=3) as (services, gates):
+            tasks = [await started(service) for service in services]
+            seen: dict[tuple[int, int], list[tuple[int | None, StreamEvent]]] = {}
+            readers = []
+            for watcher, service in enumerate(services):
+                for number, task in enumerate(tasks):
+                    into = seen[(watcher, number)] = []
+                    request = SubscribeToTaskRequest(id=task.id)
+                    readers.append(
+                        asyncio.create_task(
+                            collect(service.subscribe_to_task(CallContext(), request), into)
+                        )
+                    )
+            await until(lambda: all(seen.values()), "every snapshot")
+            gates[0].go.set()
+            gates[0].more.set()
+            await asyncio.wait_for(asyncio.gather(*readers), 15)
+            for events in seen.values():
+                described = describe([event for _, event in events])
+                assert described[-1] == "status:COMPLETED"
+                chunks = [each for each in described if each.startswith("chunk:")]
+                assert chunks == ["chunk:a", "chunk:b", "chunk:c", "chunk:d"]
+                numbers = [number for number, _ in events]
+                assert numbers == sorted(set(numbers))
+            assert {event.status.state for events in seen.values() for _, event in events[-1:]} == {  # type: ignore[union-attr]
+                TaskState.COMPLETED
+            }
+
+    run(main(), timeout=40)
