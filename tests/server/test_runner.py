@@ -36,7 +36,7 @@ from parley.protocol.errors import (
 from parley.server.broker import EventBroker, TaskKey
 from parley.server.execution import EventSink, RequestContext
 from parley.server.service import AgentService
-from parley.server.stores.base import Scope, StoredTask
+from parley.server.stores.base import InlineConfigs, Scope, StoredTask
 from parley.server.stores.memory import InMemoryTaskStore
 from tests.server.support import (
     ALICE,
@@ -181,9 +181,11 @@ def test_every_event_is_stored_before_it_is_published() -> None:
     log: list[str] = []
 
     class RecordingStore(InMemoryTaskStore):
-        async def create(self, scope: Scope, task: Task) -> StoredTask:
+        async def create(
+            self, scope: Scope, task: Task, *, configs: InlineConfigs = ()
+        ) -> StoredTask:
             log.append(f"create:{task.status.state.name}")
-            return await super().create(scope, task)
+            return await super().create(scope, task, configs=configs)
 
         async def save(
             self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int

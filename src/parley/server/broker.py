@@ -26,7 +26,14 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+)
 from typing import Protocol
 
 from parley.model import StreamEvent, Task
@@ -137,6 +144,8 @@ class EventBroker:
     def __init__(self, buffer_size: int = 1024) -> None:
         self._subscribers: dict[TaskKey, list[Subscription]] = {}
         self.buffer_size = buffer_size
+        self.stops: Callable[[TaskKey], None] = _ignore
+        """What a stop requested by another replica calls here (the runner sets it)."""
 
     async def start(self) -> None:
         """Nothing to connect to (a bus connects here)."""
@@ -158,11 +167,17 @@ class EventBroker:
         (published before too). In process: never (the runner's `ReplayWindow` replays)."""
         return False
 
-    async def publish(
+    async def request_stop(self, key: TaskKey) -> None:
+        """Ask the other replicas to stop their run of the task (it was canceled here);
+        each calls its `stops`. In process: there are none."""
+
+    def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
-    ) -> None:
-        """Deliver to every subscriber in order; `final` closes them after the event."""
+    ) -> Awaitable[None]:
+        """Deliver to every subscriber in order; `final` closes them after the event. Done
+        at once (what it returns is already done: no coroutine per event)."""
         self.deliver(key, event, final=final, sequence=sequence)
+        return DONE
 
     def deliver(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
@@ -209,6 +224,23 @@ class EventBroker:
                 del self._subscribers[key]
 
 
+def _ignore(key: TaskKey) -> None:
+    pass
+
+
+class _Done:
+    """An awaitable that is done at once, with None."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[None, None, None]:
+        return
+        yield  # a generator function: returns at once
+
+
+DONE = _Done()
+
+
 class Broker(Protocol):
     """What the runner needs of a broker (`EventBroker` in process, a bus across
     replicas); the service starts and stops it with the app."""
@@ -223,9 +255,13 @@ class Broker(Protocol):
 
     async def replayable(self, key: TaskKey, after: int) -> bool: ...
 
-    async def publish(
+    stops: Callable[[TaskKey], None]
+
+    async def request_stop(self, key: TaskKey) -> None: ...
+
+    def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
-    ) -> None: ...
+    ) -> Awaitable[None]: ...
 
     def pressed(self, key: TaskKey) -> bool: ...
 

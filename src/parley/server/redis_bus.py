@@ -68,6 +68,9 @@ class RedisBus(EventBroker):
         self.idle = int(idle)
         self._redis: Any = None
         self._readers: dict[Subscription, asyncio.Task[None]] = {}
+        self._listener: asyncio.Task[None] | None = None
+        self.channel = f"{self.prefix}:stop"
+        """Where a replica that canceled a task asks the others to stop their run of it."""
 
     def stream(self, key: TaskKey) -> str:
         """The Redis key of a task's stream (its scope and id, unambiguously)."""
@@ -87,9 +90,37 @@ class RedisBus(EventBroker):
             await client.aclose()
             raise BusUnavailableError(f"the event bus {self.url} is unreachable: {exc}") from exc
         self._redis = client
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self.channel)
+        self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
+
+    async def _listen(self, pubsub: Any) -> None:
+        """Stop requests from other replicas, until `stop` (Redis lost: tried again)."""
+        try:
+            while True:
+                try:
+                    message = await pubsub.get_message(timeout=1.0)
+                except Exception as exc:
+                    log.warning("event bus: stop requests not heard (%s); trying again", exc)
+                    await asyncio.sleep(1.0)
+                    continue
+                if message is not None:
+                    self.stops(tuple(wire_json.loads(message["data"])))
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def request_stop(self, key: TaskKey) -> None:
+        try:
+            await self._redis.publish(self.channel, wire_json.dumps(list(key)))
+        except Exception:
+            log.exception("event bus: the other replicas were not asked to stop %s", key[2])
 
     async def stop(self) -> None:
         readers = list(self._readers.values())
+        if self._listener is not None:
+            readers.append(self._listener)
+            self._listener = None
         self._readers.clear()
         for reader in readers:
             reader.cancel()

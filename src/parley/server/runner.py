@@ -16,6 +16,11 @@ cancelled, or another process wrote) is re-read, re-folded and saved again
 (`_rebase`); a cancel stops the run under the lock, so never inside a write.
 While a live task has had a subscriber, a `ReplayWindow` keeps its last published
 events, numbered by store version, so a subscriber that lost its stream can resume.
+A cancel also asks the other replicas (`broker.request_stop`) to stop their run of
+the task; one asked so stops its own (`stop_soon`).
+
+Over 400 lines: the run's state machine (begin, emit, commit, cancel, stop) is one
+piece; split, its lock discipline would be spread over modules.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 
 from msgspec.structs import replace
@@ -60,6 +65,7 @@ _UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 _EMPTY = Message(message_id="", role=Role.USER, parts=(TextPart(text=""),))
 _REBASES = 8
 """Attempts at folding an event onto a task the store holds at a newer version."""
+_STOPPING: set[asyncio.Task[None]] = set()
 
 
 class _Sink:
@@ -95,6 +101,7 @@ class TaskRunner:
         self.ids = ids
         self.replay_limit = replay_limit
         self._live: dict[TaskKey, LiveTask] = {}
+        broker.stops = self.stop_soon
 
     # ----------------------------------------------------------------- live tasks
 
@@ -214,10 +221,19 @@ class TaskRunner:
             await self._stop(live)
             task = await self._cancel_task(live)
             await self._stop(live)  # a follow-up's run begun before the CANCELED commit
+            await self.broker.request_stop(live.key)  # a run of it on another replica
             return task
         finally:
             live.cancelling = False
             live.settled.set()
+
+    def stop_soon(self, key: TaskKey) -> None:
+        """Stop this process's run of the task, if any (canceled on another replica)."""
+        live = self._live.get(key)
+        if live is not None and live.run is not None and not live.run.done():
+            stopping = asyncio.get_running_loop().create_task(self._stop(live))
+            _STOPPING.add(stopping)
+            stopping.add_done_callback(_STOPPING.discard)
 
     async def _stop(self, live: LiveTask) -> None:
         """Cancel the task's run, under its lock (so between two of its writes), and wait
@@ -374,10 +390,10 @@ class TaskRunner:
                 await asyncio.sleep(random.random() * 0.002 * 2**attempt)  # noqa: S311
         raise StaleWriteError(f"task {live.key[2]} kept changing under {_REBASES} attempts")
 
-    async def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> None:
+    def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> Awaitable[None]:
         if live.window is not None:
             live.window.add(live.version, event)
-        await self.broker.publish(live.key, event, final=final, sequence=live.version)
+        return self.broker.publish(live.key, event, final=final, sequence=live.version)
 
     def subscribe(self, live: LiveTask, head: tuple[Entry, ...] = ()) -> Subscription:
         """`head`, then the task's events from now on (the caller holds the lock or has not

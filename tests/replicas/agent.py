@@ -1,0 +1,39 @@
+"""The agent the replica tests serve: a long chunked stream, and a run that sleeps and
+leaves a mark when it is cancelled.
+
+    parley serve tests.replicas.agent:agent --store sqlite:///shared.db --bus redis://...
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from parley.server.agent import Agent
+from parley.server.task_context import TaskContext
+
+CHUNKS = 40
+PAUSE = 0.01
+
+agent = Agent("Replicas", description="Streams, and sleeps until cancelled.")
+
+
+@agent.skill()
+async def stream(task: TaskContext) -> AsyncIterator[str]:
+    """`CHUNKS` chunks "c000 ", "c001 ", ... of one artifact, `PAUSE` seconds apart."""
+    for number in range(CHUNKS):
+        await asyncio.sleep(PAUSE)
+        yield f"c{number:03d} "
+
+
+@agent.skill()
+async def sleepy(task: TaskContext) -> str:
+    """Sleep a minute; cancelled, write "cancelled" to the file the message names."""
+    await task.update("sleeping")
+    try:
+        await asyncio.sleep(60)
+    except asyncio.CancelledError:
+        Path(task.text).write_text("cancelled")
+        raise
+    return "woke"
