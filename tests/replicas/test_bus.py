@@ -326,3 +326,136 @@ def test_events_reach_every_replica_in_order_under_concurrency(
             }
 
     run(main(), timeout=40)
+
+
+def sleepy_agent(marks: list[str]) -> Agent:
+    agent = Agent("Replicated")
+
+    @agent.skill()
+    async def sleepy(task: TaskContext) -> str:
+        await task.update("sleeping")
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            marks.append(task.task_id)
+            raise
+        return "woke"
+
+    return agent
+
+
+@contextlib.asynccontextmanager
+async def sleepers(
+    store_url: str, prefix: str, count: int = 2
+) -> AsyncIterator[tuple[list[AgentService], list[str]]]:
+    marks: list[str] = []
+    services = []
+    for _ in range(count):
+        tasks, configs = open_store(store_url)
+        broker = RedisBus(REDIS, prefix=prefix, lease=1.0)
+        executor = sleepy_agent(marks).executor()
+        service = AgentService(
+            executor, make_card(), store=tasks, push_store=configs, broker=broker
+        )
+        await service.startup()
+        services.append(service)
+    try:
+        yield services, marks
+    finally:
+        for service in services:
+            await service.shutdown()
+
+
+async def working(service: AgentService) -> Task:
+    task = await started(service)
+    scope = service.store_scope(CallContext())
+
+    async def state() -> TaskState | None:
+        stored = await service.store.get(scope, task.id)
+        return None if stored is None else stored.task.status.state
+
+    for _ in range(500):
+        if await state() is TaskState.WORKING:
+            return task
+        await asyncio.sleep(0.01)
+    raise AssertionError("the task did not start working")
+
+
+async def leases_of(prefix: str) -> list[bytes]:
+    client = aioredis.from_url(REDIS)
+    members: list[bytes] = await client.zrange(f"{prefix}:leases", 0, -1)
+    await client.aclose()
+    return members
+
+
+def test_a_dead_replica_s_task_is_failed_once_by_another(durable_url: str, prefix: str) -> None:
+    """Replica a dies (its runs stop, its leases are no longer renewed): within the lease
+    and a sweep, b fails the task, with the reason, exactly once."""
+    from parley.server.failover import REPLICA_LOST  # noqa: PLC0415
+
+    async def main() -> None:
+        async with sleepers(durable_url, prefix, count=3) as ([a, b, c], _):
+            task = await working(a)
+            assert len(await leases_of(prefix)) == 1
+            watched: list[tuple[int | None, StreamEvent]] = []
+            stream = b.subscribe_to_task(CallContext(), SubscribeToTaskRequest(id=task.id))
+            reader = asyncio.create_task(collect(stream, watched))
+            a.broker._keeper.cancel()  # type: ignore[attr-defined]  # a dies: no renewals
+            await a.runner.shutdown()
+            await asyncio.wait_for(reader, 15)
+            failed = [e for _, e in watched if isinstance(e, TaskStatusUpdateEvent)]
+            assert [e.status.state for e in failed] == [TaskState.FAILED]
+            note = failed[0].status.message
+            assert note is not None
+            assert getattr(note.parts[0], "text", "") == REPLICA_LOST
+            stored = await c.store.get(c.store_scope(CallContext()), task.id)
+            assert stored is not None
+            assert stored.task.status.state is TaskState.FAILED
+            assert await leases_of(prefix) == []
+
+    run(main(), timeout=40)
+
+
+def test_a_finished_run_lets_go_of_its_lease(durable_url: str, prefix: str) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix, count=1) as ([a], gates):
+            gates[0].go.set()
+            gates[0].more.set()
+            await a.send_message(CallContext(), send("x"))
+            for _ in range(100):
+                if not await leases_of(prefix):
+                    break
+                await asyncio.sleep(0.01)
+            assert await leases_of(prefix) == []
+
+    run(main(), timeout=30)
+
+
+def test_a_replica_that_lost_its_lease_stops_its_run(durable_url: str, prefix: str) -> None:
+    """a stalls (renews nothing) past its lease while its run goes on: b recovers the
+    task; a, renewing again, finds the lease gone and stops its run, writing nothing."""
+
+    async def main() -> None:
+        async with sleepers(durable_url, prefix) as ([a, b], marks):
+            task = await working(a)
+            a.broker._keeper.cancel()  # type: ignore[attr-defined]  # a stalls
+            scope = b.store_scope(CallContext())
+            for _ in range(1000):
+                stored = await b.store.get(scope, task.id)
+                assert stored is not None
+                if stored.task.status.state is TaskState.FAILED:
+                    break
+                await asyncio.sleep(0.01)
+            assert stored.task.status.state is TaskState.FAILED
+            assert marks == []  # a's run still goes on
+            await a.broker.leases.renew_held()  # type: ignore[attr-defined]  # a is back
+            for _ in range(500):
+                if marks:
+                    break
+                await asyncio.sleep(0.01)
+            assert marks == [task.id]
+            after = await b.store.get(scope, task.id)
+            assert after is not None
+            assert after.version == stored.version  # the stopped run wrote nothing
+
+    run(main(), timeout=40)

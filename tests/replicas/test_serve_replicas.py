@@ -43,11 +43,15 @@ def _command(store: str, bus: str, port: int) -> list[str]:
 
 
 @contextmanager
-def replica(store: str, bus: str, log: Path) -> Iterator[str]:
+def replica(
+    store: str, bus: str, log: Path, processes: list[subprocess.Popen[bytes]] | None = None
+) -> Iterator[str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     with log.open("ab") as errors:
         process = subprocess.Popen(_command(store, bus, port), cwd=ROOT, stderr=errors)
+    if processes is not None:
+        processes.append(process)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -156,6 +160,40 @@ def test_a_cancel_on_one_replica_stops_the_run_on_the_other(tmp_path: Path, bus:
         assert mark.read_text() == "cancelled"
         final = _call(a, "GetTask", {"id": task["id"]})
         assert final["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+def test_a_killed_replica_s_task_is_failed_by_another(tmp_path: Path, bus: str) -> None:
+    """kill -9 of the replica running a task: within its lease (6 s) and a sweep, another
+    replica fails the task, saying why; a stream on that replica ends with it."""
+    store = f"sqlite:///{tmp_path / 'shared.db'}"
+    log = tmp_path / "replicas.log"
+    processes: list[subprocess.Popen[bytes]] = []
+    with ExitStack() as stack:
+        a = stack.enter_context(replica(store, bus, log, processes))
+        b = stack.enter_context(replica(store, bus, log))
+        message = {**_message("sleepy"), "parts": [{"text": str(tmp_path / "mark")}]}
+        sent = {"message": message, "configuration": {"returnImmediately": True}}
+        task = _call(a, "SendMessage", sent)["task"]
+        deadline = time.monotonic() + 10
+        while _call(b, "GetTask", {"id": task["id"]})["status"]["state"] != "TASK_STATE_WORKING":
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        seen: list[dict[str, Any]] = []
+
+        async def watch_while_killing() -> None:
+            watching = asyncio.create_task(_subscribe(b, task["id"], seen))
+            await asyncio.sleep(0.2)
+            processes[0].kill()  # a dies, its lease is not renewed
+            started = time.monotonic()
+            await asyncio.wait_for(watching, 20)
+            assert time.monotonic() - started < 6 + 2 + 2  # the lease, a sweep, slack
+
+        asyncio.run(watch_while_killing())
+        final = _call(b, "GetTask", {"id": task["id"]})
+    assert final["status"]["state"] == "TASK_STATE_FAILED"
+    assert final["status"]["message"]["parts"][0]["text"] == "The replica running this task stopped"
+    assert seen[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
+    assert not (tmp_path / "mark").exists()  # killed, not cancelled
 
 
 def test_the_bus_needs_a_shared_store_and_a_reachable_redis(tmp_path: Path) -> None:

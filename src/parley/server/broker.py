@@ -34,7 +34,7 @@ from collections.abc import (
     Generator,
     Iterable,
 )
-from typing import Protocol
+from typing import Protocol, cast
 
 from parley.model import StreamEvent, Task
 from parley.protocol.errors import A2AError, InternalError
@@ -141,11 +141,17 @@ class Subscription:
 class EventBroker:
     """In-process fan-out (one replica)."""
 
+    failover = False
+    """Whether a dead replica's tasks are recovered by the others (leases): the restart
+    policy then does not fail tasks at start, which other replicas may be running."""
+
     def __init__(self, buffer_size: int = 1024) -> None:
         self._subscribers: dict[TaskKey, list[Subscription]] = {}
         self.buffer_size = buffer_size
         self.stops: Callable[[TaskKey], None] = _ignore
         """What a stop requested by another replica calls here (the runner sets it)."""
+        self.recover: Callable[[TaskKey], Awaitable[None]] = _nothing
+        """What a task whose replica died is handed to, here (the service sets it)."""
 
     async def start(self) -> None:
         """Nothing to connect to (a bus connects here)."""
@@ -170,6 +176,14 @@ class EventBroker:
     async def request_stop(self, key: TaskKey) -> None:
         """Ask the other replicas to stop their run of the task (it was canceled here);
         each calls its `stops`. In process: there are none."""
+
+    def claim(self, key: TaskKey) -> Awaitable[None]:
+        """Hold the task's execution lease before its run starts here (a bus: so another
+        replica recovers the task if this one dies). In process: nothing to hold."""
+        return DONE
+
+    def released(self, key: TaskKey) -> None:
+        """The task's run here ended (not cancelled): let go of its lease."""
 
     def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
@@ -228,17 +242,21 @@ def _ignore(key: TaskKey) -> None:
     pass
 
 
+async def _nothing(key: TaskKey) -> None:
+    pass
+
+
 class _Done:
     """An awaitable that is done at once, with None."""
 
     __slots__ = ()
 
     def __await__(self) -> Generator[None, None, None]:
-        return
-        yield  # a generator function: returns at once
+        return _EXHAUSTED  # no generator made per await
 
 
-DONE = _Done()
+_EXHAUSTED = cast("Generator[None, None, None]", iter(()))
+DONE: Awaitable[None] = _Done()
 
 
 class Broker(Protocol):
@@ -255,9 +273,15 @@ class Broker(Protocol):
 
     async def replayable(self, key: TaskKey, after: int) -> bool: ...
 
+    failover: bool
     stops: Callable[[TaskKey], None]
+    recover: Callable[[TaskKey], Awaitable[None]]
 
     async def request_stop(self, key: TaskKey) -> None: ...
+
+    def claim(self, key: TaskKey) -> Awaitable[None]: ...
+
+    def released(self, key: TaskKey) -> None: ...
 
     def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None

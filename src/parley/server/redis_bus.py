@@ -23,12 +23,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+import random
+import time
+from collections.abc import Awaitable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from parley.model import StreamEvent
 from parley.protocol.errors import InternalError
+from parley.server import redis_leases as leases
 from parley.server.broker import Entry, EventBroker, Subscription, TaskKey
 from parley.wire import json as wire_json
 from parley.wire.v1_0.json import CODEC
@@ -46,7 +49,11 @@ class BusUnavailableError(RuntimeError):
 
 
 class RedisBus(EventBroker):
-    """Task events across replicas through Redis streams (see the module)."""
+    """Task events across replicas through Redis streams (see the module), and the
+    execution leases that let the others recover a dead replica's tasks
+    (`redis_leases`)."""
+
+    failover = True
 
     def __init__(
         self,
@@ -57,6 +64,7 @@ class RedisBus(EventBroker):
         max_events: int = 10_000,
         retention: float = 300.0,
         idle: float = 86_400.0,
+        lease: float = leases.TTL,
     ) -> None:
         super().__init__(buffer_size)
         parts = urlsplit(url)
@@ -69,6 +77,9 @@ class RedisBus(EventBroker):
         self._redis: Any = None
         self._readers: dict[Subscription, asyncio.Task[None]] = {}
         self._listener: asyncio.Task[None] | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self.lease = lease
+        self.leases: leases.RedisLeases | None = None
         self.channel = f"{self.prefix}:stop"
         """Where a replica that canceled a task asks the others to stop their run of it."""
 
@@ -93,6 +104,38 @@ class RedisBus(EventBroker):
         pubsub = client.pubsub(ignore_subscribe_messages=True)
         await pubsub.subscribe(self.channel)
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
+        held = leases.RedisLeases(client, f"{self.prefix}:leases", ttl=self.lease)
+        held.lost = self.stops_here
+        self.leases = held
+        self._keeper = asyncio.get_running_loop().create_task(self._keep(held))
+
+    def stops_here(self, key: TaskKey) -> None:
+        self.stops(key)
+
+    async def _keep(self, held: leases.RedisLeases) -> None:
+        """Renew this replica's leases; recover the tasks of leases that ran out."""
+        renewed = 0.0
+        while True:
+            await asyncio.sleep(leases.SWEEP * (0.5 + random.random()))  # noqa: S311 - jitter
+            try:
+                if time.monotonic() - renewed >= held.renew:
+                    renewed = time.monotonic()
+                    await held.renew_held()
+                for task, holder in await held.expired():
+                    log.warning("task %s: its replica %s stopped; recovering", task[2], holder)
+                    await self.recover(task)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("leases: %s; trying again", exc)
+
+    def claim(self, key: TaskKey) -> Awaitable[None]:
+        assert self.leases is not None, "the bus is not started"
+        return self.leases.hold(key)
+
+    def released(self, key: TaskKey) -> None:
+        if self.leases is not None:
+            self.leases.let_go(key)
 
     async def _listen(self, pubsub: Any) -> None:
         """Stop requests from other replicas, until `stop` (Redis lost: tried again)."""
@@ -118,10 +161,13 @@ class RedisBus(EventBroker):
 
     async def stop(self) -> None:
         readers = list(self._readers.values())
-        if self._listener is not None:
-            readers.append(self._listener)
-            self._listener = None
+        for task in (self._listener, self._keeper):
+            if task is not None:
+                readers.append(task)
+        self._listener = self._keeper = None
         self._readers.clear()
+        if self.leases is not None:
+            await self.leases.close()
         for reader in readers:
             reader.cancel()
         await asyncio.gather(*readers, return_exceptions=True)

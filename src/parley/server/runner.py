@@ -53,7 +53,7 @@ from parley.protocol.errors import (
     TaskNotCancelableError,
     TaskNotFoundError,
 )
-from parley.server.broker import Broker, Entry, ReplayWindow, Subscription, TaskKey
+from parley.server.broker import DONE, Broker, Entry, ReplayWindow, Subscription, TaskKey
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
 from parley.server.live import LiveTask, new_id, untouched, utc_now
@@ -143,6 +143,8 @@ class TaskRunner:
         task event.
         """
         message = replace(request.message, task_id=live.key[2], context_id=live.context_id)
+        if (claimed := self.broker.claim(live.key)) is not DONE:
+            await claimed  # the lease, before anything of the run is written
         prior: Task | None
         async with live.lock:
             live.settled.clear()
@@ -177,6 +179,8 @@ class TaskRunner:
             live.settled.set()
         if live.run is run:
             live.run = None
+        if not run.cancelled():  # a stopped run's lease runs out: its task is recovered
+            self.broker.released(live.key)
         self.release(live)
 
     async def _run(self, live: LiveTask, context: RequestContext) -> None:
@@ -368,7 +372,8 @@ class TaskRunner:
             stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
         if isinstance(event, TaskArtifactUpdateEvent):
-            await self._publish(live, event, False)
+            if (published := self._publish(live, event, False)) is not DONE:
+                await published  # (in process, done: the streamed event's path, kept short)
         elif isinstance(event, TaskStatusUpdateEvent):
             state = stored.task.status.state
             await self._publish(live, event, lifecycle.ends_stream(state))

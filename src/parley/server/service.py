@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from functools import partial
 from operator import attrgetter
 
 from msgspec.structs import replace
@@ -36,8 +37,15 @@ from parley.protocol.errors import (
     UnsupportedOperationError,
 )
 from parley.protocol.operations import Operation, require_capability
+from parley.server import failover
 from parley.server.auth.security import Security
-from parley.server.broker import Broker, EventBroker, EventStream, StreamPosition, Subscription
+from parley.server.broker import (
+    Broker,
+    EventBroker,
+    EventStream,
+    StreamPosition,
+    Subscription,
+)
 from parley.server.context import ANONYMOUS, Authenticator, CallContext, Caller
 from parley.server.execution import AgentExecutor
 from parley.server.live import LiveTask
@@ -109,6 +117,7 @@ class AgentService(PushConfigOperations):
         self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
         self.broker = broker if broker is not None else EventBroker()
         self.runner = TaskRunner(executor, self.store, self.broker)
+        self.broker.recover = partial(failover.recover, self.runner, self.broker)
         shares = getattr(self.store, "shares_configs", None)
         self._configs_with_task = shares is not None and shares(self.push_store)
         """Whether an inline push config is set in its new task's creation (one write)."""
@@ -146,8 +155,14 @@ class AgentService(PushConfigOperations):
     async def startup(self) -> None:
         """Open the stores (connect, migrate) and apply the restart policy: tasks a previous
         process of this agent left SUBMITTED or WORKING are failed (`stores.recovery`)."""
-        await store_startup.start(self.store, self.push_store, self.runner.clock(), self.namespace)
         await self.broker.start()
+        await store_startup.start(
+            self.store,
+            self.push_store,
+            self.runner.clock(),
+            self.namespace,
+            recover=not self.broker.failover,
+        )
         if self.push_worker is not None:
             await self.push_worker.start()
 

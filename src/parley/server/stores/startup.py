@@ -14,20 +14,26 @@ log = logging.getLogger("parley.server.stores")
 
 
 async def start(
-    store: TaskStore, push_store: PushConfigStore, now: datetime, namespace: str | None = None
+    store: TaskStore,
+    push_store: PushConfigStore,
+    now: datetime,
+    namespace: str | None = None,
+    *,
+    recover: bool = True,
 ) -> int:
     """Open both stores, then fail the tasks of agent `namespace` (None: of every agent) a
-    previous process left running, unless the store's options say not to; return how
-    many were failed."""
+    previous process left running, unless the store's options or `recover` say not to
+    (replicas with leases recover a dead one's tasks instead); return how many were
+    failed."""
     for each in _distinct(store, push_store):
         open_ = getattr(each, "open", None)
         if open_ is not None:
             await open_()
     options = getattr(store, "options", None)
-    recover = getattr(store, "recover", None)
-    if recover is None or options is None or not options.recover:
+    recovery = getattr(store, "recover", None)
+    if not recover or recovery is None or options is None or not options.recover:
         return 0
-    failed: int = await recover(now, namespace=namespace)
+    failed: int = await recovery(now, namespace=namespace)
     if failed:
         log.warning("failed %d tasks left running by the previous process", failed)
     return failed

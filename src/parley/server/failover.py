@@ -1,0 +1,28 @@
+"""What a replica does with a task whose replica died (its execution lease ran out, see
+`parley.server.redis_leases`): fail it if it is still active, as the restart policy
+fails a task a stopped process left, through the runner (stored, then published: streams
+on every replica end with it)."""
+
+from __future__ import annotations
+
+from parley.protocol import folding, lifecycle
+from parley.server.broker import Broker, TaskKey
+from parley.server.runner import TaskRunner
+
+REPLICA_LOST = "The replica running this task stopped"
+"""The status message of a task failed because its replica died."""
+
+
+async def recover(runner: TaskRunner, broker: Broker, key: TaskKey) -> None:
+    """`broker.recover` of a service: the task `key`, whose lease this replica won."""
+    live = runner.acquire(key)
+    try:
+        if live.run is not None and not live.run.done():
+            await broker.claim(key)  # this replica's own run, renewed late: held again
+            return
+        async with live.lock:
+            stored = await runner.load(live, key[:2])
+        if stored is not None and stored.task.status.state in lifecycle.ACTIVE:
+            await runner.emit(live, folding.failure(stored.task, REPLICA_LOST, runner.ids()))
+    finally:
+        runner.release(live)
