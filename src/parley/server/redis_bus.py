@@ -1,21 +1,23 @@
 """The Redis event bus (DESIGN 7): a task's events reach its subscribers on every replica
 (`parley serve --bus redis://host:port/db`, `AgentService(broker=RedisBus(url))`).
 
-Theory of operation. `publish` (the runner's, after the store committed the event) appends
-the event to the task's Redis stream with the entry id `SEQUENCE-0`, the task's store
-version, in A2A 1.0 JSON: ids only grow, as versions do, so the stream is the task's events
-in order. A subscription, on any replica, reads the stream from its cursor (the version of
-the snapshot it started with, or the client's Last-Event-ID) with a blocking XREAD of its
-own: every event above the cursor, once, in order, whichever replica produced it; a
-subscriber on the producing replica takes the same path, so no copy can overtake another.
-A direct Message reply (no task, no sequence) is only ever awaited where it is produced,
-and goes to this process's subscribers at once. `replayable` vouches for a cursor when the
-stream holds every entry above it (Redis 7's `recorded-first-entry-id` and
-`max-deleted-entry-id`). Retention: at most `max_events` entries per task (approximate
-trimming), the stream expires `retention` seconds after its last event, `idle` seconds
-for a task still active. Redis unreachable: `start` fails with a clear error; a publish
-that fails is logged (the store has the event; the task's snapshot is right) and streams
-end with an error telling the client to resubscribe.
+Theory of operation. `publish` (the runner's, after the store committed the event) queues
+the event for the task's Redis stream, with the entry id `SEQUENCE-0` (the task's store
+version) in A2A 1.0 JSON; one writer sends the queue in order, a pipeline per round trip
+(what queues meanwhile goes next), so many events share a round trip. Ids only grow, as
+versions do: the stream is the task's events in order. A subscription, on any replica,
+reads the stream from its cursor (the version of the snapshot it started with, or the
+client's Last-Event-ID) with a blocking XREAD of its own: every event above the cursor,
+once, in order, whichever replica produced it; a subscriber on the producing replica
+takes the same path, so no copy can overtake another. A direct Message reply (no task, no
+sequence) is only ever awaited where it is produced, and goes to this process's
+subscribers at once. `replayable` vouches for a cursor when the stream holds every entry
+above it (`recorded-first-entry-id`, `max-deleted-entry-id`). Retention: at most
+`max_events` entries per task (approximate trimming); the stream expires `retention`
+seconds after a task's last event, `idle` seconds after any other. Redis unreachable:
+`start` fails with a clear error; a publish that fails is logged (the store has the
+event; the task's snapshot is right) and streams end with an error telling the client to
+resubscribe. Cancels (`request_stop`) go over pub/sub; leases: `redis_leases`.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from parley.wire.v1_0.json import CODEC
 
 log = logging.getLogger("parley.bus")
 
+OUTGOING = 4096
+"""Events queued for Redis at most before a publish waits for them to be sent."""
 BLOCK_MS = 2000
 """How long one XREAD waits for an entry before asking again (the client's socket timeout
 is 5 s more: a Redis that stops answering is noticed)."""
@@ -76,6 +80,8 @@ class RedisBus(EventBroker):
         self.idle = int(idle)
         self._redis: Any = None
         self._readers: dict[Subscription, asyncio.Task[None]] = {}
+        self._outgoing: list[tuple[TaskKey, int, dict[str, Any], int]] = []
+        self._writer: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._keeper: asyncio.Task[None] | None = None
         self.lease = lease
@@ -160,6 +166,8 @@ class RedisBus(EventBroker):
             log.exception("event bus: the other replicas were not asked to stop %s", key[2])
 
     async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.flush()
         readers = list(self._readers.values())
         for task in (self._listener, self._keeper):
             if task is not None:
@@ -181,20 +189,39 @@ class RedisBus(EventBroker):
         if sequence is None:  # a direct reply: awaited only here
             self.deliver(key, event, final=final)
             return
-        stream = self.stream(key)
         fields = {"e": wire_json.dumps(CODEC.encode_event(event)), "f": "1" if final else "0"}
-        try:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.xadd(
-                    stream, fields, id=f"{sequence}-0", maxlen=self.max_events, approximate=True
-                )
-                pipe.expire(stream, self.retention if final else self.idle)
-                added, _ = await pipe.execute(raise_on_error=False)
-        except Exception:
-            log.exception("event bus: event %d of task %s not published", sequence, key[2])
-            return
-        if isinstance(added, Exception):  # a later version is there already (a race lost)
-            log.warning("event bus: event %d of task %s refused: %s", sequence, key[2], added)
+        self._outgoing.append((key, sequence, fields, self.retention if final else self.idle))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+        if len(self._outgoing) >= OUTGOING:  # Redis slower than the agents: wait for it
+            await asyncio.shield(self._writer)
+
+    async def _write(self) -> None:
+        """Send what `publish` queued, in order, as one pipeline per round (what queues
+        while a round is out goes in the next): one round trip for many events."""
+        while self._outgoing:
+            batch, self._outgoing = self._outgoing, []
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for key, sequence, fields, expiry in batch:
+                        stream = self.stream(key)
+                        pipe.xadd(
+                            stream, fields, id=f"{sequence}-0", maxlen=self.max_events,
+                            approximate=True,
+                        )  # fmt: skip
+                        pipe.expire(stream, expiry)
+                    answers = await pipe.execute(raise_on_error=False)
+            except Exception:
+                log.exception("event bus: %d events not published", len(batch))
+                continue
+            refused = [each for each in answers if isinstance(each, Exception)]
+            if refused:  # a later version is there already: a race with another replica
+                log.warning("event bus: %d events refused: %s", len(refused), refused[0])
+
+    async def flush(self) -> None:
+        """Wait until what was published is sent (for tests and shutdown)."""
+        while self._writer is not None and not self._writer.done():
+            await asyncio.shield(self._writer)
 
     def subscribe(
         self, key: TaskKey, head: Iterable[Entry] = (), *, after: int | None = None
