@@ -88,16 +88,19 @@ class Subscription:
     def _offer(self, item: Entry | None) -> bool:
         """Queue an item (not a repeat); False (and the subscription ends) when the buffer
         is full."""
-        if item is not None and item[0] is not None:
-            if self._last is not None and item[0] <= self._last:
-                return True
-            self._last = item[0]
-        if item is not None and len(self._buffer) >= self._limit:
-            self.dropped = True
-            self._buffer.clear()
-            self._buffer.append(None)
-            self._ready.set()
-            return False
+        if item is not None:
+            number = item[0]
+            if number is not None:
+                last = self._last
+                if last is not None and number <= last:
+                    return True
+                self._last = number
+            if len(self._buffer) >= self._limit:
+                self.dropped = True
+                self._buffer.clear()
+                self._buffer.append(None)
+                self._ready.set()
+                return False
         self._buffer.append(item)
         self._ready.set()
         return True
@@ -190,16 +193,9 @@ class EventBroker:
     ) -> Awaitable[None]:
         """Deliver to every subscriber in order; `final` closes them after the event. Done
         at once (what it returns is already done: no coroutine per event)."""
-        self.deliver(key, event, final=final, sequence=sequence)
-        return DONE
-
-    def deliver(
-        self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
-    ) -> None:
-        """`publish` to this process's subscribers (at once: no await)."""
         subscribers = self._subscribers.get(key)
         if not subscribers:
-            return
+            return DONE
         entry = (sequence, event)
         dropped: list[Subscription] = []
         for subscription in subscribers:
@@ -212,6 +208,13 @@ class EventBroker:
             self._subscribers.pop(key, None)
         for subscription in dropped:
             self._remove(key, subscription)
+        return DONE
+
+    def deliver(
+        self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
+    ) -> None:
+        """`publish` to this process's subscribers, at once (what a bus reads, in tests)."""
+        EventBroker.publish(self, key, event, final=final, sequence=sequence)
 
     def pressed(self, key: TaskKey) -> bool:
         """Whether a subscriber of the task has filled half its buffer (the producer
