@@ -144,7 +144,10 @@ async def _latency(store: str, bus: str) -> dict[str, float]:
     await a.shutdown()
     await b.shutdown()
     delays.sort()
-    pick = lambda q: delays[min(len(delays) - 1, int(q * len(delays)))] * 1e3  # noqa: E731
+
+    def pick(q: float) -> float:
+        return delays[min(len(delays) - 1, int(q * len(delays)))] * 1e3
+
     return {
         "p50_ms": pick(0.5),
         "p90_ms": pick(0.9),
