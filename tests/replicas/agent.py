@@ -1,5 +1,5 @@
-"""The agent the replica tests serve: a long chunked stream, and a run that sleeps and
-leaves a mark when it is cancelled.
+"""The agent the replica tests serve: a quick answer, a long chunked stream, and a run
+that sleeps and leaves a mark when it is cancelled.
 
     parley serve tests.replicas.agent:agent --store sqlite:///shared.db --bus redis://...
 """
@@ -37,3 +37,9 @@ async def sleepy(task: TaskContext) -> str:
         Path(task.text).write_text("cancelled")
         raise
     return "woke"
+
+
+@agent.skill()
+async def quick(task: TaskContext) -> str:
+    """Answer at once with the message's text."""
+    return task.text

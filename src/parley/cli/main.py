@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     arguments = parser.parse_args(argv)
+    arguments.argv = list(sys.argv[1:] if argv is None else argv)  # (`serve --workers`)
     result: int = arguments.run(arguments)
     return result
 

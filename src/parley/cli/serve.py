@@ -20,7 +20,7 @@ from parley.cli.config import add_config_option, apply_config
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
 from parley.cli.push import add_push_options, push_settings
-from parley.cli.replicas import add_bus_option, event_bus
+from parley.cli.replicas import add_bus_option, event_bus, listen_options, run_workers
 from parley.cli.security import add_security_options, jwt_requested, security_from
 from parley.cli.tls import (
     TlsFiles,
@@ -208,6 +208,8 @@ def run_serve(arguments: argparse.Namespace) -> int:
     scheme = "https" if tls else "http"
     url = arguments.url or f"{scheme}://{arguments.host}:{arguments.port}"
     store = arguments.store or default_store()
+    if arguments.workers > 1 and arguments.listen_fd is None:
+        return run_workers(arguments, store)
     named = named_targets(arguments.target)
     if named is not None:
         return _serve_many(named, url, arguments, store, tls)
@@ -245,8 +247,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
 def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[str, Any]:
     """uvicorn's options: where to listen, the log level, the graceful stop, TLS."""
     return {
-        "host": arguments.host,
-        "port": arguments.port,
+        **listen_options(arguments),
         "log_level": arguments.log_level,
         "timeout_graceful_shutdown": 10,
         **uvicorn_options(tls),
