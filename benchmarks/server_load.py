@@ -4,6 +4,7 @@ process pinned to the load core. Each command prints one JSON line.
 
     python -m benchmarks.server_load ttfe --port P --count 200
     python -m benchmarks.server_load send --port P --count 20000 --concurrency 16
+    python -m benchmarks.server_load streams --port P --count 200 --concurrency 16
     python -m benchmarks.server_load hold --port P --count 1000   # until stdin closes
 """
 
@@ -160,6 +161,31 @@ async def send_many(
     return {"sent": count, "failures": failures, "seconds": seconds, "rps": count / seconds}
 
 
+async def stream_many(port: int, count: int, concurrency: int) -> dict[str, object]:
+    """`count` streaming sends (the `stream` skill) over `concurrency` keep-alive
+    connections, each read to its end: SSE events per second."""
+    request = http_request(port, jsonrpc_body("SendStreamingMessage", "stream"))
+    remaining = count
+    events = 0
+
+    def on_chunk(chunk: bytes) -> None:
+        nonlocal events
+        events += chunk.count(b"data:")
+
+    async def worker() -> None:
+        nonlocal remaining
+        connection = await Connection.open(port)
+        while remaining > 0:
+            remaining -= 1
+            await connection.exchange(request, on_chunk)
+        connection.close()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    seconds = time.perf_counter() - start
+    return {"streams": count, "events": events, "seconds": seconds, "eps": events / seconds}
+
+
 async def hold_streams(port: int, count: int, batch: int = 100) -> None:
     """Open `count` streams on the `wait` skill, each read up to its first event; report,
     then hold them all open until stdin closes."""
@@ -194,7 +220,7 @@ async def hold_streams(port: int, count: int, batch: int = 100) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("command", choices=("ttfe", "send", "hold"))
+    parser.add_argument("command", choices=("ttfe", "send", "streams", "hold"))
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--concurrency", type=int, default=16)
@@ -209,6 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "send":
         sent = send_many(args.port, args.count, args.concurrency, tuple(args.header))
         print(json.dumps(uvloop.run(sent)))
+    elif args.command == "streams":
+        print(json.dumps(uvloop.run(stream_many(args.port, args.count, args.concurrency))))
     else:
         uvloop.run(hold_streams(args.port, args.count))
 

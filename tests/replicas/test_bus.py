@@ -461,3 +461,25 @@ def test_a_replica_that_lost_its_lease_stops_its_run(durable_url: str, prefix: s
             assert after.version == stored.version  # the stopped run wrote nothing
 
     run(main(), timeout=40)
+
+
+def test_a_run_goes_on_without_a_lease_when_redis_is_unreachable(
+    durable_url: str, prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def main() -> None:
+        async with replicas(durable_url, prefix, count=1) as ([a], gates):
+            leases = a.broker.leases  # type: ignore[attr-defined]
+            reachable = leases.client
+            leases.client = aioredis.from_url("redis://127.0.0.1:1/0")
+            gates[0].go.set()
+            gates[0].more.set()
+            try:
+                result = await a.send_message(CallContext(), send("x"))
+            finally:
+                await leases.client.aclose()
+                leases.client = reachable
+            assert isinstance(result, Task)
+            assert result.status.state is TaskState.COMPLETED
+
+    run(main(), timeout=30)
+    assert "runs without a lease" in caplog.text

@@ -27,7 +27,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -135,9 +135,14 @@ class RedisBus(EventBroker):
             except Exception as exc:
                 log.warning("leases: %s; trying again", exc)
 
-    def claim(self, key: TaskKey) -> Awaitable[None]:
+    async def claim(self, key: TaskKey) -> None:
+        """Hold the run's lease; with Redis unreachable the run goes on without one (it is
+        logged: were this replica to die now, its task would not be failed over)."""
         assert self.leases is not None, "the bus is not started"
-        return self.leases.hold(key)
+        try:
+            await self.leases.hold(key)
+        except Exception as exc:
+            log.warning("leases: task %s runs without a lease (%s)", key[2], exc)
 
     def released(self, key: TaskKey) -> None:
         if self.leases is not None:
