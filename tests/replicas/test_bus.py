@@ -483,3 +483,11 @@ def test_a_run_goes_on_without_a_lease_when_redis_is_unreachable(
 
     run(main(), timeout=30)
     assert "runs without a lease" in caplog.text
+
+
+def test_the_bus_url_sets_the_prefix_and_the_lease() -> None:
+    bus = RedisBus(f"{REDIS}?prefix=mine&lease=2.5")
+    assert (bus.prefix, bus.lease, bus.url) == ("mine", 2.5, REDIS)
+    for wrong in ("lease=soon", "lease=0", "lease=-1"):
+        with pytest.raises(ValueError, match="lease"):
+            RedisBus(f"{REDIS}?{wrong}")

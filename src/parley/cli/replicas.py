@@ -31,7 +31,8 @@ def add_bus_option(parser: argparse.ArgumentParser) -> None:
         metavar="redis://HOST:PORT/DB",
         help="carry task events between replicas through this Redis (streams and "
         "subscriptions see the events of tasks run by any replica); needs a shared store "
-        "(postgresql:// or one SQLite file); ?prefix=NAME keys it apart (default parley)",
+        "(postgresql:// or one SQLite file); ?prefix=NAME keys it apart (default parley), "
+        "?lease=SECONDS sets how soon a dead replica's tasks are failed over (default 6)",
     )
     add_workers_options(group)  # type: ignore[arg-type]
 
@@ -47,7 +48,10 @@ def event_bus(url: str | None, store: str) -> RedisBus | None:
             "parley serve: --bus needs a store the replicas share (postgresql://... or "
             "sqlite:///path.db), not memory"
         )
-    return RedisBus(url)
+    try:
+        return RedisBus(url)
+    except ValueError as exc:
+        raise SystemExit(f"parley serve: --bus: {exc}") from None
 
 
 def add_workers_options(parser: argparse.ArgumentParser) -> None:

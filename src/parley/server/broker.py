@@ -15,11 +15,14 @@ builds it in the same synchronous stretch as it reads the window, under the task
 lock, so the head and the live events that follow have no gap and no overlap.
 
 The broker is behind a small protocol (`Broker`) so a cross-replica implementation
-(`parley.server.bus.RedisBus`) can replace it (DESIGN 7): `publish` is awaited (a bus
-writes the event out), a subscription may start after a cursor (`subscribe(after=...)`,
-when `replayable` vouches for every event after it), and a subscription drops an event
-whose sequence number is not above the last one it took, so one event reaching it twice
-(published here and read back from the bus) is seen once.
+(`parley.server.redis_bus.RedisBus`) can replace it (DESIGN 7): `publish` is awaited (a
+bus writes the event out; here it is done at once), a subscription may start after a
+cursor (`subscribe(after=...)`, when `replayable` vouches for every event after it), and
+a subscription drops an event whose sequence number is not above the last one it took,
+so no event is seen twice where a head or cursor and what follows overlap. The protocol
+also carries what replicas need of each other: a cancel's stop request (`request_stop`,
+`stops`), the run's execution lease (`claim`, `released`) and what a dead replica's task
+is handed to (`recover`); in process they do nothing.
 """
 
 from __future__ import annotations

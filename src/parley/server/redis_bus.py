@@ -74,6 +74,13 @@ class RedisBus(EventBroker):
         parts = urlsplit(url)
         query = dict(parse_qsl(parts.query))
         self.prefix = prefix or query.pop("prefix", "parley")
+        if "lease" in query:  # seconds a lease lasts unrenewed (the URL's say, for the CLI)
+            try:
+                lease = float(query.pop("lease"))
+            except ValueError:
+                raise ValueError("the bus URL's lease= must be a number of seconds") from None
+        if lease <= 0:
+            raise ValueError("a lease must last a positive number of seconds")
         self.url = urlunsplit(parts._replace(query=urlencode(query)))
         self.max_events = max_events
         self.retention = int(retention)
