@@ -491,3 +491,36 @@ def test_the_bus_url_sets_the_prefix_and_the_lease() -> None:
     for wrong in ("lease=soon", "lease=0", "lease=-1"):
         with pytest.raises(ValueError, match="lease"):
             RedisBus(f"{REDIS}?{wrong}")
+
+
+def test_a_recovery_that_fails_is_tried_again(durable_url: str, prefix: str) -> None:
+    """The replica that won a dead replica's lease cannot fail the task (its store is
+    down, say): the lease goes back, and a later sweep recovers the task."""
+
+    async def main() -> None:
+        async with sleepers(durable_url, prefix) as ([a, b], _):
+            task = await working(a)
+            recover = b.broker.recover
+            tries: list[str] = []
+
+            async def failing_once(key: tuple[str, str, str]) -> None:
+                tries.append(key[2])
+                if len(tries) == 1:
+                    raise ConnectionError("the store is down")
+                await recover(key)
+
+            b.broker.recover = failing_once
+            a.broker._keeper.cancel()  # type: ignore[attr-defined]  # a dies
+            await a.runner.shutdown()
+            scope = b.store_scope(CallContext())
+            for _ in range(1000):
+                stored = await b.store.get(scope, task.id)
+                if stored is not None and stored.task.status.state is TaskState.FAILED:
+                    break
+                await asyncio.sleep(0.01)
+            assert tries[:2] == [task.id, task.id]
+            stored = await b.store.get(scope, task.id)
+            assert stored is not None
+            assert stored.task.status.state is TaskState.FAILED
+
+    run(main(), timeout=40)

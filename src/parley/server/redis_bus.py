@@ -136,7 +136,11 @@ class RedisBus(EventBroker):
                     await held.renew_held()
                 for task, holder in await held.expired():
                     log.warning("task %s: its replica %s stopped; recovering", task[2], holder)
-                    await self.recover(task)
+                    try:
+                        await self.recover(task)
+                    except Exception:  # e.g. the store is unreachable: a later sweep's
+                        log.exception("task %s was not recovered; trying again", task[2])
+                        await held.give_back(task, holder)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -116,6 +116,12 @@ class RedisLeases:
                 won.append(((task[0], task[1], task[2]), holder))
         return won
 
+    async def give_back(self, task: TaskKey, holder: str) -> None:
+        """Put back, run out, a lease `expired` gave this replica that it could not
+        recover: the next sweep (here or elsewhere) tries again."""
+        member = wire_json.dumps([*task, holder]).decode()
+        await self.client.zadd(self.key, {member: 0})
+
     async def close(self) -> None:
         """Finish the removals under way; what is still held is left to run out, so
         another replica recovers those tasks (their runs were stopped by the shutdown)."""
