@@ -59,7 +59,7 @@ def _admin(statement: str) -> None:
 
 def _serve(variant: str, port: int, schema: str, prefix: str) -> subprocess.Popen[bytes]:
     workers = variant.split(",", maxsplit=1)[0]
-    command = [sys.executable, "-m", "parley.cli.main", "serve"]
+    command = [sys.executable, "-m", "parley.cli", "serve"]
     command += ["benchmarks.servers.parley_echo:agent", "--port", str(port)]
     command += ["--store", f"{POSTGRES}?schema={schema}", "--workers", workers]
     command += ["--log-level", "warning", "--no-push"]

@@ -102,7 +102,7 @@ def run_workers(arguments: argparse.Namespace, store: str) -> int:
     listener = socket.create_server((arguments.host, arguments.port))
     listener.set_inheritable(True)
     argv = worker_argv(getattr(arguments, "argv", sys.argv[1:]), listener.fileno())
-    workers = Workers([sys.executable, "-m", "parley.cli.main", *argv], listener.fileno())
+    workers = Workers([sys.executable, "-m", "parley.cli", *argv], listener.fileno())
     for each in (signal.SIGINT, signal.SIGTERM):
         signal.signal(each, workers.forward)
     log.info("serving with %d workers at %s:%d", arguments.workers, arguments.host, arguments.port)
