@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from parley.model import TaskState
 from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
 
@@ -43,3 +44,14 @@ async def sleepy(task: TaskContext) -> str:
 async def quick(task: TaskContext) -> str:
     """Answer at once with the message's text."""
     return task.text
+
+
+@agent.skill()
+async def ask(task: TaskContext) -> str:
+    """Ask who is there (INPUT_REQUIRED); the reply gets "hello <it>". A suspended question
+    lives in the process that asked: a reply landing on another replica starts the skill
+    again, with the task waiting for input, and is taken as the answer."""
+    if task.task is not None and task.task.status.state == TaskState.INPUT_REQUIRED:
+        return f"hello {task.text}"
+    await task.ask("Who is there?")
+    return f"hello {task.text}"

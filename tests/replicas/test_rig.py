@@ -23,11 +23,12 @@ from tests.replicas.test_serve_replicas import (
     _message,
     _rpc,
     _subscribe,
+    bus,
     replica,
 )
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
-REDIS = "redis://127.0.0.1:6379/0"
+__all__ = ["bus"]  # the fixture: a bus prefix of the test's own, cleaned after
 
 
 @contextmanager
@@ -65,9 +66,10 @@ async def call(client: httpx.AsyncClient, url: str, method: str, params: dict[st
     return answer["result"]
 
 
-def test_three_replicas_behind_a_round_robin_proxy_act_as_one_server(tmp_path: Path) -> None:
+def test_three_replicas_behind_a_round_robin_proxy_act_as_one_server(
+    tmp_path: Path, bus: str
+) -> None:
     log = tmp_path / "rig.log"
-    bus = f"{REDIS}?prefix=parley-rig-{uuid.uuid4().hex[:8]}&lease=2"
     with schema() as store, ExitStack() as stack:
         urls = [stack.enter_context(replica(store, bus, log)) for _ in range(3)]
 
@@ -98,6 +100,16 @@ def test_three_replicas_behind_a_round_robin_proxy_act_as_one_server(tmp_path: P
                         break
                     await asyncio.sleep(0.02)
                 assert mark.read_text() == "cancelled"
+                # a multi-turn task: its reply lands on another replica than its question
+                asked = (await call(client, url, "SendMessage", {"message": _message("ask")}))[
+                    "task"
+                ]
+                assert asked["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+                reply = {**_message("ask"), "taskId": asked["id"], "parts": [{"text": "Ada"}]}
+                answered = (await call(client, url, "SendMessage", {"message": reply}))["task"]
+                assert answered["status"]["state"] == "TASK_STATE_COMPLETED"
+                texts = [p["text"] for a in answered["artifacts"] for p in a["parts"]]
+                assert texts == ["hello Ada"]
                 # reads from every replica agree
                 listed = await call(client, url, "ListTasks", {})
                 ids = {each["id"] for each in listed["tasks"]}

@@ -9,15 +9,15 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.replicas.test_serve_replicas import ROOT, _call, _free_port, _message
+from tests.replicas.test_serve_replicas import ROOT, _call, _free_port, _message, bus
 
 REDIS = "redis://127.0.0.1:6379/0"
+__all__ = ["bus"]  # the fixture: a bus prefix of the test's own, cleaned after
 
 
 def _children(pid: int) -> set[int]:
@@ -32,10 +32,9 @@ def _serve(store: str, bus: str | None, port: int, workers: int) -> list[str]:
     return [*command, "--bus", bus] if bus else command
 
 
-def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path) -> None:
+def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path, bus: str) -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    bus = f"{REDIS}?prefix=parley-test-{uuid.uuid4().hex[:10]}"
     store = f"sqlite:///{tmp_path / 'shared.db'}"
     log = (tmp_path / "workers.log").open("ab")
     server = subprocess.Popen(_serve(store, bus, port, 2), cwd=ROOT, stderr=log)
