@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import subprocess
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
@@ -29,6 +33,7 @@ from parley.server.redis_bus import BusUnavailableError, RedisBus
 from parley.server.service import AgentService
 from parley.server.stores.urls import open_store
 from parley.server.task_context import TaskContext
+from tests.push.receiver import free_port as _free_port
 from tests.server.support import make_card, run, send
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -524,3 +529,63 @@ def test_a_recovery_that_fails_is_tried_again(durable_url: str, prefix: str) -> 
             assert stored.task.status.state is TaskState.FAILED
 
     run(main(), timeout=40)
+
+
+def test_a_redis_restart_ends_streams_clearly_and_new_ones_work(
+    durable_url: str, tmp_path: Path
+) -> None:
+    """A Redis of the test's own is killed during a stream and started again (empty, as
+    without persistence): the stream ends with the bus error, a blocking send still
+    works meanwhile, and a new subscription afterwards gets the snapshot and what
+    follows."""
+    port = _free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+
+    def redis_server() -> subprocess.Popen[bytes]:
+        command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        for _ in range(200):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+                return server
+            time.sleep(0.02)
+        raise AssertionError("redis-server did not start")
+
+    async def main() -> None:
+        server = redis_server()
+        gates = [Gates()]
+        tasks, configs = open_store(durable_url)
+        service = AgentService(
+            steps_agent(gates).executor(),
+            make_card(),
+            store=tasks,
+            push_store=configs,
+            broker=RedisBus(url, lease=1.0),
+        )
+        await service.startup()
+        try:
+            task = await started(service)
+            seen: list[tuple[int | None, StreamEvent]] = []
+            stream = service.subscribe_to_task(CallContext(), SubscribeToTaskRequest(id=task.id))
+            reader = asyncio.create_task(collect(stream, seen))
+            await until(lambda: seen, "the snapshot")
+            server.kill()
+            server.wait(10)
+            with pytest.raises(InternalError, match="event bus is unavailable"):
+                await asyncio.wait_for(reader, 20)
+            server = redis_server()
+            later: list[tuple[int | None, StreamEvent]] = []
+            again = service.subscribe_to_task(CallContext(), SubscribeToTaskRequest(id=task.id))
+            reader = asyncio.create_task(collect(again, later))
+            await until(lambda: later, "the snapshot again")
+            assert isinstance(later[0][1], Task)
+            gates[0].go.set()
+            gates[0].more.set()
+            await asyncio.wait_for(reader, 20)
+            assert describe([event for _, event in later])[-1] == "status:COMPLETED"
+        finally:
+            await service.shutdown()
+            server.kill()
+            server.wait(10)
+
+    run(main(), timeout=60)
