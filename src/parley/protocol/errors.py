@@ -96,6 +96,13 @@ class InternalError(A2AError):
     default_message = "Internal error"
 
 
+class UnavailableError(A2AError):
+    """A service the agent depends on (its task store) cannot be reached for now: nothing
+    was done, the same request may be retried (HTTP 503, gRPC UNAVAILABLE)."""
+
+    default_message = "Service unavailable: try again shortly"
+
+
 class TaskNotFoundError(A2AError):
     default_message = "Task not found"
 
@@ -175,6 +182,7 @@ ALL_ERRORS: tuple[type[A2AError], ...] = (
     VersionNotSupportedError,
     UnauthenticatedError,
     PermissionDeniedError,
+    UnavailableError,
 )
 """Every concrete error class; the error table must cover each one."""
 

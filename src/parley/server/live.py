@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from parley.model import Message, Task, TaskState
+from parley.protocol.errors import A2AError
 from parley.server.broker import ReplayWindow, TaskKey
 from parley.server.stores.base import InlineConfigs
 
@@ -46,6 +47,9 @@ class LiveTask:
     cancelling: bool = False
     pending: Task | None = None
     """A new task not yet created: created at the agent's first task event."""
+    error: A2AError | None = None
+    """What ended the last run with an error (a blocking send's answer when it left no
+    task, e.g. the store was unreachable)."""
     creating: dict[str, InlineConfigs] = field(default_factory=dict)
     """`TaskStore.create`'s options for the pending task: `configs`, push configs to set
     in its creation's transaction."""

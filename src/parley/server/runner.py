@@ -189,6 +189,7 @@ class TaskRunner:
         except asyncio.CancelledError:
             raise
         except A2AError as exc:
+            live.error = exc  # what a blocking send answers if no task could be written
             await self._fail(live, exc.message)
         except Exception:
             log.exception("agent failed on task %s", live.key[2])

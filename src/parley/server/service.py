@@ -192,8 +192,8 @@ class AgentService(PushConfigOperations):
                 await live.settled.wait()
             if live.reply is not None and live.task is None:
                 return live.reply
-            if live.task is None:  # the run was stopped (shutdown) before any answer
-                raise InternalError("The agent stopped before answering; try again")
+            if live.task is None:  # the run failed, or was stopped, before any answer
+                raise live.error or InternalError("The agent stopped before answering; try again")
             return self._shaped(live.task, request)
         finally:
             self.runner.release(live)

@@ -91,6 +91,9 @@ ERROR_TABLE: Mapping[type[e.A2AError], ErrorSpec] = {
     e.PermissionDeniedError: ErrorSpec(
         -31403, 403, "PERMISSION_DENIED", "UNAUTHORIZED", 403, "PERMISSION_DENIED"
     ),
+    # The task store unreachable for now (not an A2A error): retryable, nothing done. JSON-RPC
+    # -32000, the first implementation-defined server error, which A2A's codes leave free.
+    e.UnavailableError: ErrorSpec(-32000, 503, "UNAVAILABLE", "UNAVAILABLE", 503, "UNAVAILABLE"),
 }
 
 BY_CODE: Mapping[int, type[e.A2AError]] = {s.jsonrpc_code: c for c, s in ERROR_TABLE.items()}
@@ -106,6 +109,7 @@ BY_HTTP_STATUS_V03: Mapping[int, type[e.A2AError]] = {
     400: e.InvalidRequestError,
     401: e.UnauthenticatedError,
     403: e.PermissionDeniedError,
+    503: e.UnavailableError,
 }
 
 

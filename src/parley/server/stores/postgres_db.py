@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - depends on the installed extras
         "PostgreSQL stores need the postgres extra: pip install 'parley-a2a[postgres]'"
     ) from None
 
+from parley.protocol.errors import UnavailableError
 from parley.server.stores import migrations
 from parley.server.stores.base import SchemaStatus, StoreClosedError, StoreOptions
 from parley.server.stores.postgres_schema import MIGRATIONS
@@ -31,6 +32,16 @@ if TYPE_CHECKING:
 UniqueViolationError = asyncpg.UniqueViolationError
 
 _MIGRATION_LOCK = 0x7061726C6579  # "parley": serializes concurrent migrations
+ACQUIRE_TIMEOUT = 10.0
+"""Seconds a request waits for a pooled connection (PostgreSQL slow or unreachable)."""
+UNREACHABLE = (
+    OSError,  # refused, reset, no route (TimeoutError too: connecting or acquiring)
+    asyncpg.exceptions.ConnectionDoesNotExistError,  # lost mid-statement
+    asyncpg.exceptions.PostgresConnectionError,  # SQLSTATE class 08
+    asyncpg.exceptions.CannotConnectNowError,  # starting up, shutting down
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+)
 
 
 def quote_identifier(name: str) -> str:
@@ -83,15 +94,22 @@ class PostgresDatabase:
 
     @asynccontextmanager
     async def connection(self, *, write: bool = False) -> AsyncIterator[Connection]:
-        """A pooled connection, inside a transaction when `write` (the store must be open)."""
+        """A pooled connection, inside a transaction when `write` (the store must be open).
+        PostgreSQL unreachable (refused, reset, shutting down): UnavailableError, the
+        transaction rolled back, nothing done."""
         if not self._open or self._pool is None:
             raise StoreClosedError(f"{self.where} is not open (AgentService.startup opens it)")
-        async with self._pool.acquire() as connection:
-            if write:
-                async with connection.transaction():
+        try:
+            async with self._pool.acquire(timeout=ACQUIRE_TIMEOUT) as connection:
+                if write:
+                    async with connection.transaction():
+                        yield connection
+                else:
                     yield connection
-            else:
-                yield connection
+        except UNREACHABLE as exc:
+            raise UnavailableError(
+                "The task store is unreachable for now: try again shortly"
+            ) from exc
 
     async def migrate(self) -> SchemaStatus:
         """Apply pending migrations in one transaction; SchemaError if the schema is newer."""
