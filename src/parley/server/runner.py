@@ -179,8 +179,9 @@ class TaskRunner:
             live.settled.set()
         if live.run is run:
             live.run = None
-        if not run.cancelled():  # a stopped run's lease runs out: its task is recovered
-            self.broker.released(live.key)
+        task = live.task  # a run stopped, or one whose task could not be ended, keeps its
+        if not run.cancelled() and not (task and task.status.state in lifecycle.ACTIVE):
+            self.broker.released(live.key)  # lease: it runs out, and the task is recovered
         self.release(live)
 
     async def _run(self, live: LiveTask, context: RequestContext) -> None:
