@@ -15,11 +15,11 @@ from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotification
 from parley.protocol.negotiation import Version
 
 Scope = tuple[str, str]
-InlineConfigs = tuple[tuple[TaskPushNotificationConfig, Version], ...]
-"""Push configs set with a task as it is created, each with the A2A version it came in."""
 """(tenant, caller id): the key prefix of everything a caller may see. `AgentService`
 puts its agent's namespace before the tenant (`namespaces`), so agents sharing a store
 have disjoint scopes; to a store, that is just another tenant."""
+InlineConfigs = tuple[tuple[TaskPushNotificationConfig, Version], ...]
+"""Push configs set with a task as it is created, each with the A2A version it came in."""
 
 
 class StaleWriteError(Exception):
