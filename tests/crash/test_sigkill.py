@@ -106,15 +106,18 @@ def _check_sqlite(path: Path, context: str) -> None:
 # ----------------------------------------------------------------------------- checks
 
 
-async def _verify(url: str, ledger: Ledger, context: str) -> None:
-    """Everything acknowledged is stored and consistent; nothing is left running."""
+async def _verify(
+    url: str, ledger: Ledger, context: str, failed_text: str = RESTART_MESSAGE
+) -> None:
+    """Everything acknowledged is stored and consistent; nothing is left running; a task
+    failed by recovery says `failed_text`."""
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
         listed = await _list_all(client)
         for task in listed.values():
             assert task["status"]["state"] not in ACTIVE, f"{context}: left running: {task}"
         for task_id, seen in ledger.tasks.items():
             assert task_id in listed, f"{context}: acknowledged task {task_id} lost"
-            _check_task(listed[task_id], seen, f"{context}, task {task_id}")
+            _check_task(listed[task_id], seen, f"{context}, task {task_id}", failed_text)
             seen.state = listed[task_id]["status"]["state"]
             seen.in_flight = ""
         # A read of one task gives what the listing gave.
@@ -139,7 +142,7 @@ async def _list_all(client: httpx.AsyncClient) -> dict[str, Any]:
             return found
 
 
-def _check_task(task: dict[str, Any], seen: Seen, context: str) -> None:
+def _check_task(task: dict[str, Any], seen: Seen, context: str, failed_text: str) -> None:
     state = task["status"]["state"]
     history = [m["messageId"] for m in task.get("history", []) if m["role"] == "ROLE_USER"]
     positions = [history.index(i) for i in seen.user_ids if i in history]
@@ -156,7 +159,7 @@ def _check_task(task: dict[str, Any], seen: Seen, context: str) -> None:
         assert state in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED"), f"{context}: {state}"
     if state == "TASK_STATE_FAILED":
         text = task["status"]["message"]["parts"][0]["text"]
-        assert text == RESTART_MESSAGE, f"{context}: failed for another reason: {text}"
+        assert text == failed_text, f"{context}: failed for another reason: {text}"
     if seen.kind == "stream":
         _check_chunks(task, seen, state, context)
     elif seen.kind == "quick":
