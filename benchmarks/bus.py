@@ -172,7 +172,8 @@ def _measure(spec: dict[str, Any]) -> dict[str, float]:
     return result
 
 
-def _clean(prefix: str) -> None:
+def clean(prefix: str) -> None:
+    """Delete a run's Redis keys (its bus prefix)."""
     import redis  # noqa: PLC0415
 
     client = redis.Redis.from_url(REDIS)
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
                 try:
                     result = _measure(spec)
                 finally:
-                    _clean(prefix)
+                    clean(prefix)
                 results.setdefault(variant, []).append(result)
                 shown = ", ".join(f"{name} {value:,.1f}" for name, value in result.items())
                 print(f"  round {number + 1} {variant:<11} {shown}", flush=True)

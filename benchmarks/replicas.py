@@ -27,6 +27,8 @@ from pathlib import Path
 
 import httpx
 
+from benchmarks.bus import clean
+
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS = "redis://127.0.0.1:6379/0"
@@ -91,16 +93,6 @@ def _load(command: str, port: int, count: int) -> dict[str, float]:
     return result
 
 
-def _clean(prefix: str) -> None:
-    import redis  # noqa: PLC0415
-
-    client = redis.Redis.from_url(REDIS)
-    keys = list(client.scan_iter(match=f"{prefix}:*"))
-    if keys:
-        client.delete(*keys)
-    client.close()
-
-
 def _measure(variant: str, scale: float) -> dict[str, float]:
     port, name = _port(), uuid.uuid4().hex[:8]
     schema, prefix = f"bench_replicas_{name}", f"parley-bench-{name}"
@@ -123,7 +115,7 @@ def _measure(variant: str, scale: float) -> dict[str, float]:
     finally:
         server.terminate()
         server.wait(30)
-        _clean(prefix)
+        clean(prefix)
         _admin(f'DROP SCHEMA "{schema}" CASCADE')
 
 

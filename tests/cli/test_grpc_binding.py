@@ -7,13 +7,12 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from tests.cli.runner import ROOT, parley
+from tests.serving import wait_for_card
 
 
 def _free_port() -> int:
@@ -31,15 +30,7 @@ def url() -> Iterator[str]:
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
     address = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, "parley serve exited"
-            try:
-                httpx.get(address + "/.well-known/agent-card.json", timeout=1).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "parley serve did not start"
-                time.sleep(0.05)
+        wait_for_card(address, process)
         yield address
     finally:
         process.terminate()

@@ -30,6 +30,7 @@ import pytest
 from tests.contracts.conftest import require_postgres
 from tests.contracts.support import POSTGRES_URL, create_schema, drop_schema, with_params
 from tests.crash import push_agent
+from tests.serving import wait_for_card
 
 ROOT = Path(__file__).parents[2]
 HEADERS = {"A2A-Version": "1.0"}
@@ -167,15 +168,7 @@ def serving(store: str, log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes
     with log.open("ab") as errors:
         process = subprocess.Popen(command, cwd=ROOT, stderr=errors)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                httpx.get(url + "/.well-known/agent-card.json", timeout=1).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+        wait_for_card(url, process, log.read_text)
         yield url, process
     finally:
         process.kill()

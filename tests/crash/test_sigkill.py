@@ -29,6 +29,7 @@ from tests.contracts.conftest import require_postgres
 from tests.contracts.support import POSTGRES_URL, create_schema, drop_schema, with_params
 from tests.crash import agent
 from tests.crash.load import ACTIVE, TERMINAL, Ledger, Seen, call, run_until_killed
+from tests.serving import wait_for_card
 
 ROOT = Path(__file__).parents[2]
 KILLS = 20
@@ -52,15 +53,11 @@ def serving(store: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     command += ["--port", str(port), "--store", store, "--log-level", "warning"]
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
-            try:
-                httpx.get(url + "/.well-known/agent-card.json", timeout=1).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+        stderr = process.stderr
+        assert stderr is not None
+        wait_for_card(
+            url, process, lambda: stderr.read().decode() if process.poll() is not None else ""
+        )
         yield url, process
     finally:
         process.kill()

@@ -79,14 +79,13 @@ def prefix() -> Iterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def replicas(
-    store_url: str, prefix: str, count: int = 2, **bus: float
-) -> AsyncIterator[tuple[list[AgentService], list[Gates]]]:
-    gates = [Gates()]
+async def serving(
+    store_url: str, prefix: str, agent: Agent, count: int, **bus: float
+) -> AsyncIterator[list[AgentService]]:
+    """`count` started services of `agent`, replicas over one store and one bus."""
     services = []
     for _ in range(count):
         tasks, configs = open_store(store_url)
-        agent = steps_agent(gates)
         broker = RedisBus(REDIS, prefix=prefix, **bus)  # type: ignore[arg-type]
         service = AgentService(
             agent.executor(), make_card(), store=tasks, push_store=configs, broker=broker
@@ -94,10 +93,19 @@ async def replicas(
         await service.startup()
         services.append(service)
     try:
-        yield services, gates
+        yield services
     finally:
         for service in services:
             await service.shutdown()
+
+
+@contextlib.asynccontextmanager
+async def replicas(
+    store_url: str, prefix: str, count: int = 2, **bus: float
+) -> AsyncIterator[tuple[list[AgentService], list[Gates]]]:
+    gates = [Gates()]
+    async with serving(store_url, prefix, steps_agent(gates), count, **bus) as services:
+        yield services, gates
 
 
 def describe(events: list[StreamEvent]) -> list[str]:
@@ -354,21 +362,8 @@ async def sleepers(
     store_url: str, prefix: str, count: int = 2
 ) -> AsyncIterator[tuple[list[AgentService], list[str]]]:
     marks: list[str] = []
-    services = []
-    for _ in range(count):
-        tasks, configs = open_store(store_url)
-        broker = RedisBus(REDIS, prefix=prefix, lease=1.0)
-        executor = sleepy_agent(marks).executor()
-        service = AgentService(
-            executor, make_card(), store=tasks, push_store=configs, broker=broker
-        )
-        await service.startup()
-        services.append(service)
-    try:
+    async with serving(store_url, prefix, sleepy_agent(marks), count, lease=1.0) as services:
         yield services, marks
-    finally:
-        for service in services:
-            await service.shutdown()
 
 
 async def working(service: AgentService) -> Task:

@@ -7,16 +7,14 @@ multi-turn task whose turns land on different replicas, reads from any replica."
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
 
-from tests.contracts.conftest import require_postgres
+from tests.crash.test_sigkill import postgres_url
 from tests.replicas.proxy import RoundRobin
 from tests.replicas.test_serve_replicas import (
     HEADERS,
@@ -27,27 +25,7 @@ from tests.replicas.test_serve_replicas import (
     replica,
 )
 
-POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
-__all__ = ["bus"]  # the fixture: a bus prefix of the test's own, cleaned after
-
-
-@contextmanager
-def schema() -> Iterator[str]:
-    require_postgres()
-    name = f"rig_{uuid.uuid4().hex[:10]}"
-
-    async def run(statement: str) -> None:
-        connection = await asyncpg.connect(POSTGRES)
-        try:
-            await connection.execute(statement)
-        finally:
-            await connection.close()
-
-    asyncio.run(run(f'CREATE SCHEMA "{name}"'))
-    try:
-        yield f"{POSTGRES}?schema={name}"
-    finally:
-        asyncio.run(run(f'DROP SCHEMA "{name}" CASCADE'))
+__all__ = ["bus", "postgres_url"]  # fixtures: a bus prefix and a PostgreSQL schema, cleaned
 
 
 @asynccontextmanager
@@ -67,10 +45,11 @@ async def call(client: httpx.AsyncClient, url: str, method: str, params: dict[st
 
 
 def test_three_replicas_behind_a_round_robin_proxy_act_as_one_server(
-    tmp_path: Path, bus: str
+    tmp_path: Path, bus: str, postgres_url: str
 ) -> None:
     log = tmp_path / "rig.log"
-    with schema() as store, ExitStack() as stack:
+    store = postgres_url
+    with ExitStack() as stack:
         urls = [stack.enter_context(replica(store, bus, log)) for _ in range(3)]
 
         async def scenario() -> None:

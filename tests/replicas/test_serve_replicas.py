@@ -22,6 +22,7 @@ import redis
 from parley.wire import json
 from parley.wire.sse import SSEParser
 from tests.replicas.agent import CHUNKS
+from tests.serving import wait_for_card
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADERS = {"A2A-Version": "1.0"}
@@ -53,15 +54,7 @@ def replica(
     if processes is not None:
         processes.append(process)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                httpx.get(url + "/.well-known/agent-card.json", timeout=1).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the replica did not start"
-                time.sleep(0.05)
+        wait_for_card(url, process, log.read_text)
         yield url
     finally:
         process.kill()
@@ -96,6 +89,13 @@ def _call(url: str, method: str, params: dict[str, Any]) -> Any:
     answer = httpx.post(url, json=_rpc(method, params), headers=HEADERS, timeout=10).json()
     assert "error" not in answer, answer
     return answer["result"]
+
+
+def _until_working(url: str, task_id: str) -> None:
+    deadline = time.monotonic() + 10
+    while _call(url, "GetTask", {"id": task_id})["status"]["state"] != "TASK_STATE_WORKING":
+        assert time.monotonic() < deadline, f"task {task_id} did not start working"
+        time.sleep(0.02)
 
 
 async def _subscribe(url: str, task_id: str, into: list[dict[str, Any]]) -> None:
@@ -148,12 +148,10 @@ def test_a_cancel_on_one_replica_stops_the_run_on_the_other(tmp_path: Path, bus:
         message = {**_message("sleepy"), "parts": [{"text": str(mark)}]}
         sent = {"message": message, "configuration": {"returnImmediately": True}}
         task = _call(a, "SendMessage", sent)["task"]
-        deadline = time.monotonic() + 10
-        while _call(a, "GetTask", {"id": task["id"]})["status"]["state"] != "TASK_STATE_WORKING":
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _until_working(a, task["id"])
         canceled = _call(b, "CancelTask", {"id": task["id"]})
         assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
+        deadline = time.monotonic() + 10
         while not mark.exists():
             assert time.monotonic() < deadline, "the run on the other replica went on"
             time.sleep(0.02)
@@ -174,10 +172,7 @@ def test_a_killed_replica_s_task_is_failed_by_another(tmp_path: Path, bus: str) 
         message = {**_message("sleepy"), "parts": [{"text": str(tmp_path / "mark")}]}
         sent = {"message": message, "configuration": {"returnImmediately": True}}
         task = _call(a, "SendMessage", sent)["task"]
-        deadline = time.monotonic() + 10
-        while _call(b, "GetTask", {"id": task["id"]})["status"]["state"] != "TASK_STATE_WORKING":
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _until_working(b, task["id"])
         seen: list[dict[str, Any]] = []
 
         async def watch_while_killing() -> None:

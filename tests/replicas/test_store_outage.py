@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import Iterator
 
-import asyncpg
 import httpx
 import pytest
 
@@ -21,6 +19,7 @@ from parley.server.context import CallContext
 from parley.server.service import AgentService
 from parley.server.stores.urls import open_store
 from tests.contracts.conftest import require_postgres
+from tests.contracts.support import create_schema, drop_schema
 from tests.replicas.agent import agent
 from tests.server.support import run, send
 
@@ -64,19 +63,11 @@ class Forwarder:
 
 @pytest.fixture
 def schema() -> Iterator[str]:
+    """A fresh schema on the real PostgreSQL server, dropped afterwards."""
     require_postgres()
-    name = f"outage_{uuid.uuid4().hex[:10]}"
-
-    async def execute(statement: str) -> None:
-        connection = await asyncpg.connect(DSN)
-        try:
-            await connection.execute(statement)
-        finally:
-            await connection.close()
-
-    asyncio.run(execute(f'CREATE SCHEMA "{name}"'))
+    name = asyncio.run(create_schema())
     yield name
-    asyncio.run(execute(f'DROP SCHEMA "{name}" CASCADE'))
+    asyncio.run(drop_schema(name))
 
 
 def test_postgres_briefly_unreachable_gives_503_and_then_works(schema: str) -> None:
