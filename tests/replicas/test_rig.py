@@ -22,6 +22,7 @@ from tests.replicas.test_serve_replicas import (
     _rpc,
     _subscribe,
     bus,
+    executions,
     replica,
 )
 
@@ -89,6 +90,8 @@ def test_three_replicas_behind_a_round_robin_proxy_act_as_one_server(
                 assert answered["status"]["state"] == "TASK_STATE_COMPLETED"
                 texts = [p["text"] for a in answered["artifacts"] for p in a["parts"]]
                 assert texts == ["hello Ada"]
+                started = [e for e in executions(log) if e[0] == asked["id"]]
+                assert len(started) == 1, started  # the reply reached the asking function
                 # reads from every replica agree
                 listed = await call(client, url, "ListTasks", {})
                 ids = {each["id"] for each in listed["tasks"]}

@@ -6,6 +6,7 @@ share and an unreachable Redis, clearly."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import time
@@ -21,7 +22,7 @@ import redis
 
 from parley.wire import json
 from parley.wire.sse import SSEParser
-from tests.replicas.agent import CHUNKS
+from tests.replicas.agent import CHUNKS, EXECUTIONS
 from tests.serving import wait_for_card
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,8 +50,9 @@ def replica(
 ) -> Iterator[str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, EXECUTIONS: str(log.with_suffix(".executions"))}
     with log.open("ab") as errors:
-        process = subprocess.Popen(_command(store, bus, port), cwd=ROOT, stderr=errors)
+        process = subprocess.Popen(_command(store, bus, port), cwd=ROOT, stderr=errors, env=env)
     if processes is not None:
         processes.append(process)
     try:
@@ -59,6 +61,14 @@ def replica(
     finally:
         process.kill()
         process.wait(10)
+
+
+def executions(log: Path) -> list[tuple[str, str]]:
+    """(task id, message id) of every start of a skill's function, on every replica that
+    `replica(..., log)` started."""
+    path = log.with_suffix(".executions")
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [(line.split()[0], line.split()[1]) for line in lines]
 
 
 @pytest.fixture

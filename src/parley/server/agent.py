@@ -172,6 +172,11 @@ class FunctionExecutor:
     def session_count(self) -> int:
         return len(self._sessions)
 
+    def holds(self, task_id: str) -> bool:
+        """Whether the task's function is suspended here, waiting for a follow-up."""
+        session = self._sessions.get(task_id)
+        return session is not None and session.context._waiting
+
 
 def _no_scopes(message: Message, metadata: Mapping[str, Any] | None) -> frozenset[str]:
     return frozenset()

@@ -21,8 +21,9 @@ cursor (`subscribe(after=...)`, when `replayable` vouches for every event after 
 a subscription drops an event whose sequence number is not above the last one it took,
 so no event is seen twice where a head or cursor and what follows overlap. The protocol
 also carries what replicas need of each other: a cancel's stop request (`request_stop`,
-`stops`), the run's execution lease (`claim`, `released`) and what a dead replica's task
-is handed to (`recover`); in process they do nothing.
+`stops`), the run's execution lease (`claim`, `released`), what a dead replica's task
+is handed to (`recover`) and a follow-up to the replica where its task waits (`waiting`,
+`hand_off`, `takes`); in process they do nothing.
 """
 
 from __future__ import annotations
@@ -39,14 +40,20 @@ from collections.abc import (
 )
 from typing import Protocol, cast
 
-from parley.model import StreamEvent, Task
+from parley.model import SendMessageRequest, StreamEvent, Task
 from parley.protocol.errors import A2AError, InternalError
+from parley.server.context import CallContext
 
 TaskKey = tuple[str, str, str]
 """(tenant, caller, task id)."""
 
 Entry = tuple[int | None, StreamEvent]
 """An event and its sequence number (None for a direct Message, which has no task)."""
+
+Turn = tuple[int, Task]
+"""A follow-up taken (`Broker.hand_off`): the task's version and snapshot once the
+message is recorded."""
+Takes = Callable[[TaskKey, SendMessageRequest, CallContext], Awaitable[Turn]]
 
 
 class Subscription:
@@ -158,6 +165,8 @@ class EventBroker:
         """What a stop requested by another replica calls here (the runner sets it)."""
         self.recover: Callable[[TaskKey], Awaitable[None]] = _nothing
         """What a task whose replica died is handed to, here (the service sets it)."""
+        self.takes: Takes = _not_taken
+        """What a follow-up handed here by another replica goes to (the service sets it)."""
 
     async def start(self) -> None:
         """Nothing to connect to (a bus connects here)."""
@@ -190,6 +199,18 @@ class EventBroker:
 
     def released(self, key: TaskKey) -> None:
         """The task's run here ended (not cancelled): let go of its lease."""
+
+    def waiting(self, key: TaskKey) -> Awaitable[None]:
+        """The task's agent function is suspended here, about to wait for a follow-up: a
+        follow-up landing on another replica should be handed here. In process: done."""
+        return DONE
+
+    def hand_off(
+        self, key: TaskKey, request: SendMessageRequest, ctx: CallContext
+    ) -> Awaitable[Turn | None]:
+        """Have the replica where the task waits (`waiting`) take this follow-up: the task
+        as its message left it, or None when the run is to begin here. In process: None."""
+        return DONE
 
     def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None
@@ -252,6 +273,10 @@ async def _nothing(key: TaskKey) -> None:
     pass
 
 
+async def _not_taken(key: TaskKey, request: SendMessageRequest, ctx: CallContext) -> Turn:
+    raise InternalError("This replica takes no follow-ups")
+
+
 class _Done:
     """An awaitable that is done at once, with None."""
 
@@ -282,12 +307,19 @@ class Broker(Protocol):
     failover: bool
     stops: Callable[[TaskKey], None]
     recover: Callable[[TaskKey], Awaitable[None]]
+    takes: Takes
 
     async def request_stop(self, key: TaskKey) -> None: ...
 
     def claim(self, key: TaskKey) -> Awaitable[None]: ...
 
     def released(self, key: TaskKey) -> None: ...
+
+    def waiting(self, key: TaskKey) -> Awaitable[None]: ...
+
+    def hand_off(
+        self, key: TaskKey, request: SendMessageRequest, ctx: CallContext
+    ) -> Awaitable[Turn | None]: ...
 
     def publish(
         self, key: TaskKey, event: StreamEvent, *, final: bool = False, sequence: int | None = None

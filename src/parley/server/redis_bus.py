@@ -17,7 +17,8 @@ above it (`recorded-first-entry-id`, `max-deleted-entry-id`). Retention: at most
 seconds after a task's last event, `idle` seconds after any other. Redis unreachable:
 `start` fails with a clear error; a publish that fails is logged (the store has the
 event; the task's snapshot is right) and streams end with an error telling the client to
-resubscribe. Cancels (`request_stop`) go over pub/sub; leases: `redis_leases`.
+resubscribe. Cancels (`request_stop`) go over pub/sub; leases: `redis_leases`;
+follow-ups to the replica where their task waits: `redis_turns`.
 """
 
 from __future__ import annotations
@@ -27,14 +28,16 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from parley.model import StreamEvent
+from parley.model import SendMessageRequest, StreamEvent
 from parley.protocol.errors import InternalError
 from parley.server import redis_leases as leases
-from parley.server.broker import Entry, EventBroker, Subscription, TaskKey
+from parley.server.broker import Entry, EventBroker, Subscription, TaskKey, Turn
+from parley.server.context import CallContext
+from parley.server.redis_turns import RedisTurns
 from parley.wire import json as wire_json
 from parley.wire.v1_0.json import CODEC
 
@@ -93,6 +96,7 @@ class RedisBus(EventBroker):
         self._keeper: asyncio.Task[None] | None = None
         self.lease = lease
         self.leases: leases.RedisLeases | None = None
+        self.turns: RedisTurns | None = None
         self.channel = f"{self.prefix}:stop"
         """Where a replica that canceled a task asks the others to stop their run of it."""
 
@@ -114,12 +118,15 @@ class RedisBus(EventBroker):
             await client.aclose()
             raise BusUnavailableError(f"the event bus {self.url} is unreachable: {exc}") from exc
         self._redis = client
-        pubsub = client.pubsub(ignore_subscribe_messages=True)
-        await pubsub.subscribe(self.channel)
-        self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         held = leases.RedisLeases(client, f"{self.prefix}:leases", ttl=self.lease)
         held.lost = self.stops_here
         self.leases = held
+        turns = RedisTurns(client, self.prefix, held.replica, expiry=self.idle)
+        turns.takes = self.takes
+        self.turns = turns
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self.channel, turns.channel)
+        self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub, turns))
         self._keeper = asyncio.get_running_loop().create_task(self._keep(held))
 
     def stops_here(self, key: TaskKey) -> None:
@@ -159,8 +166,19 @@ class RedisBus(EventBroker):
         if self.leases is not None:
             self.leases.let_go(key)
 
-    async def _listen(self, pubsub: Any) -> None:
-        """Stop requests from other replicas, until `stop` (Redis lost: tried again)."""
+    def waiting(self, key: TaskKey) -> Awaitable[None]:
+        assert self.turns is not None, "the bus is not started"
+        return self.turns.waiting(key)
+
+    def hand_off(
+        self, key: TaskKey, request: SendMessageRequest, ctx: CallContext
+    ) -> Awaitable[Turn | None]:
+        assert self.turns is not None, "the bus is not started"
+        return self.turns.hand_off(key, request, ctx)
+
+    async def _listen(self, pubsub: Any, turns: RedisTurns) -> None:
+        """Stop requests and follow-ups from other replicas, until `stop` (Redis lost:
+        tried again)."""
         try:
             while True:
                 try:
@@ -169,7 +187,11 @@ class RedisBus(EventBroker):
                     log.warning("event bus: stop requests not heard (%s); trying again", exc)
                     await asyncio.sleep(1.0)
                     continue
-                if message is not None:
+                if message is None:
+                    continue
+                if message["channel"] == turns.channel.encode():
+                    turns.heard(message["data"])
+                else:
                     self.stops(tuple(wire_json.loads(message["data"])))
         finally:
             with contextlib.suppress(Exception):
@@ -192,6 +214,8 @@ class RedisBus(EventBroker):
         self._readers.clear()
         if self.leases is not None:
             await self.leases.close()
+        if self.turns is not None:
+            await self.turns.close()
         for reader in readers:
             reader.cancel()
         await asyncio.gather(*readers, return_exceptions=True)

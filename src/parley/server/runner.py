@@ -102,6 +102,10 @@ class TaskRunner:
         self.replay_limit = replay_limit
         self._live: dict[TaskKey, LiveTask] = {}
         broker.stops = self.stop_soon
+        holds: Callable[[str], bool] | None = getattr(executor, "holds", None)
+        self._holds = holds if broker.failover else None
+        """Across replicas: whether the executor keeps a task's run suspended here (a
+        follow-up landing elsewhere is then handed here, `Broker.waiting`)."""
 
     # ----------------------------------------------------------------- live tasks
 
@@ -234,12 +238,19 @@ class TaskRunner:
             live.settled.set()
 
     def stop_soon(self, key: TaskKey) -> None:
-        """Stop this process's run of the task, if any (canceled on another replica)."""
+        """Stop this process's run of the task, if any, or its suspended function
+        (canceled on another replica)."""
         live = self._live.get(key)
+        stopping: Coroutine[None, None, None] | None = None
         if live is not None and live.run is not None and not live.run.done():
-            stopping = asyncio.get_running_loop().create_task(self._stop(live))
-            _STOPPING.add(stopping)
-            stopping.add_done_callback(_STOPPING.discard)
+            stopping = self._stop(live)
+        elif self._holds is not None and self._holds(key[2]):
+            call = CallContext()
+            stopping = self.executor.cancel(RequestContext(_EMPTY, key[2], "", call))
+        if stopping is not None:
+            running = asyncio.get_running_loop().create_task(stopping)
+            _STOPPING.add(running)
+            running.add_done_callback(_STOPPING.discard)
 
     async def _stop(self, live: LiveTask) -> None:
         """Cancel the task's run, under its lock (so between two of its writes), and wait
@@ -368,6 +379,9 @@ class TaskRunner:
     async def _commit(self, live: LiveTask, event: TaskEvent) -> None:
         assert live.task is not None
         task = folding.apply_event(live.task, event)
+        holds = self._holds
+        if holds is not None and task.status.state in lifecycle.INTERRUPTED and holds(live.key[2]):
+            await self.broker.waiting(live.key)  # recorded before a client sees the question
         try:
             stored = await self.store.save(live.key[:2], task, (event,), live.version)
         except StaleWriteError:

@@ -5,7 +5,6 @@ any lookup.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from functools import partial
@@ -20,9 +19,6 @@ from parley.model import (
     GetTaskRequest,
     ListTasksRequest,
     ListTasksResponse,
-    Message,
-    SendMessageRequest,
-    SendMessageResult,
     StreamEvent,
     SubscribeToTaskRequest,
     Task,
@@ -30,9 +26,7 @@ from parley.model import (
 from parley.protocol import history, lifecycle, paging, validation
 from parley.protocol.errors import (
     ExtendedAgentCardNotConfiguredError,
-    InternalError,
     TaskNotCancelableError,
-    TaskNotFoundError,
     UnauthenticatedError,
     UnsupportedOperationError,
 )
@@ -44,14 +38,12 @@ from parley.server.broker import (
     EventBroker,
     EventStream,
     StreamPosition,
-    Subscription,
 )
 from parley.server.context import ANONYMOUS, Authenticator, CallContext, Caller
 from parley.server.execution import AgentExecutor
-from parley.server.live import LiveTask
 from parley.server.push.delivery import DeliveryWorker, PushSettings
-from parley.server.push_configs import PushConfigOperations
 from parley.server.runner import TaskRunner
+from parley.server.sending import SendOperations, not_found
 from parley.server.stores import namespaces
 from parley.server.stores import startup as store_startup
 from parley.server.stores.base import PushConfigStore, Scope, StoredTask, TaskStore
@@ -63,15 +55,10 @@ def _with_push(card: AgentCard, on: bool) -> AgentCard:
     return replace(card, capabilities=capabilities)
 
 
-def _not_found(task_id: str) -> TaskNotFoundError:
-    # Missing and forbidden look the same (DESIGN 8, R-ERR-8).
-    return TaskNotFoundError(f"Task {task_id} not found", metadata={"taskId": task_id})
-
-
 ExtendedCard = Callable[[Caller], AgentCard | Awaitable[AgentCard]]  # the caller's card
 
 
-class AgentService(PushConfigOperations):
+class AgentService(SendOperations):
     """The standard RequestHandler over an executor, a task store and a broker.
 
     `namespace` keeps this agent's tasks apart from those of other agents sharing its
@@ -118,6 +105,7 @@ class AgentService(PushConfigOperations):
         self.broker = broker if broker is not None else EventBroker()
         self.runner = TaskRunner(executor, self.store, self.broker)
         self.broker.recover = partial(failover.recover, self.runner, self.broker)
+        self.broker.takes = self._take_turn
         shares = getattr(self.store, "shares_configs", None)
         self._configs_with_task = shares is not None and shares(self.push_store)
         """Whether an inline push config is set in its new task's creation (one write)."""
@@ -178,118 +166,6 @@ class AgentService(PushConfigOperations):
         finally:
             await store_startup.stop(self.store, self.push_store)
 
-    # ----------------------------------------------------------------- sending
-
-    async def send_message(
-        self, ctx: CallContext, request: SendMessageRequest
-    ) -> SendMessageResult:
-        self._admit_send(request)
-        configuration = request.configuration
-        immediate = configuration is not None and configuration.return_immediately
-        live, _ = await self._start(ctx, request, eager=immediate or self._has_push(request))
-        try:
-            if not immediate:
-                await live.settled.wait()
-            if live.reply is not None and live.task is None:
-                return live.reply
-            if live.task is None:  # the run failed, or was stopped, before any answer
-                raise live.error or InternalError("The agent stopped before answering; try again")
-            return self._shaped(live.task, request)
-        finally:
-            self.runner.release(live)
-
-    def send_streaming_message(self, ctx: CallContext, request: SendMessageRequest) -> EventStream:
-        return EventStream(lambda position: self._stream_message(ctx, request, position))
-
-    async def _stream_message(
-        self, ctx: CallContext, request: SendMessageRequest, position: StreamPosition
-    ) -> AsyncGenerator[StreamEvent, None]:
-        require_capability(self._card, Operation.SEND_STREAMING_MESSAGE)
-        self._admit_send(request)
-        live, subscription = await self._start(
-            ctx, request, eager=self._has_push(request), subscribe=True
-        )
-        assert subscription is not None
-        try:
-            async for event in subscription:  # the snapshot: a follow-up's, or the runner's
-                position.sequence = subscription.sequence
-                yield self._shaped(event, request) if isinstance(event, Task) else event
-        finally:
-            subscription.close()
-            self.runner.release(live)
-
-    def _admit_send(self, request: SendMessageRequest) -> None:
-        validation.validate_send(request, max_parts=self.max_parts)
-        self._check_inline_push(request)
-
-    @staticmethod
-    def _has_push(request: SendMessageRequest) -> bool:
-        configuration = request.configuration
-        return configuration is not None and configuration.push_notification_config is not None
-
-    async def _start(
-        self, ctx: CallContext, request: SendMessageRequest, *, eager: bool, subscribe: bool = False
-    ) -> tuple[LiveTask, Subscription | None]:
-        message = request.message
-        scope = self.store_scope(ctx)
-        if message.task_id:
-            live = await self._follow_up(scope, message)
-        else:
-            task_id = self.runner.ids()
-            context_id = message.context_id or self.runner.ids()
-            live = self.runner.acquire((*scope, task_id), context_id)
-        subscription = self.runner.subscribe(live) if subscribe and not message.task_id else None
-        try:
-            admit = getattr(self.runner.executor, "admit", None)
-            if admit is not None:  # e.g. a skill's scopes (`FunctionExecutor.admit`), checked
-                admit(ctx, message, request.metadata)  # once a follow-up's task is the caller's
-            if self._has_push(request):
-                config = self._inline_push(ctx, request, live.key[2])
-                if self._configs_with_task and not message.task_id:
-                    live.creating = {"configs": (config,)}
-                else:
-                    await self.push_store.put(scope, config[0], protocol=config[1])
-            await self.runner.begin(ctx, request, live, eager=eager)
-            if subscribe and live.task is not None and message.task_id:
-                # A follow-up's stream starts with the task as the message left it (no
-                # await since `begin` committed it: the agent's events all come after).
-                subscription = self.runner.subscribe(live, ((live.version, live.task),))
-        except BaseException:
-            if subscription is not None:
-                subscription.close()
-            self.runner.release(live)
-            raise
-        finally:
-            if message.task_id and live.turn.locked():
-                live.turn.release()
-        return live, subscription
-
-    async def _follow_up(self, scope: Scope, message: Message) -> LiveTask:
-        """The task's live state, once it is this message's turn (the caller must
-        `begin` and then leave `live.turn`)."""
-        live = self.runner.acquire((*scope, message.task_id))
-        try:
-            await live.turn.acquire()  # follow-ups of one task take turns
-            while live.run is not None and not live.run.done():
-                await asyncio.wait({live.run})  # one run at a time per task
-            async with live.lock:
-                stored = await self.runner.load(live, scope)
-            if stored is None:
-                raise _not_found(message.task_id)
-            validation.check_follow_up(stored.task, message)
-        except BaseException:
-            if live.turn.locked():
-                live.turn.release()
-            self.runner.release(live)
-            raise
-        return live
-
-    @staticmethod
-    def _shaped(task: Task, request: SendMessageRequest) -> Task:
-        configuration = request.configuration
-        length = configuration.history_length if configuration else None
-        return history.trim_history(task, length, field="configuration.historyLength")
-
     # ----------------------------------------------------------------- tasks
 
     async def _stored(
@@ -297,7 +173,7 @@ class AgentService(PushConfigOperations):
     ) -> StoredTask:
         stored = await self.store.get(scope, task_id, history_length=history_length)
         if stored is None:
-            raise _not_found(task_id)
+            raise not_found(task_id)
         return stored
 
     async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
@@ -358,7 +234,7 @@ class AgentService(PushConfigOperations):
             async with live.lock:
                 stored = await self.runner.load(live, scope)
                 if stored is None:
-                    raise _not_found(request.id)
+                    raise not_found(request.id)
                 if lifecycle.is_terminal(stored.task.status.state):
                     raise UnsupportedOperationError(
                         f"Task {request.id} is {stored.task.status.state.name}: "
