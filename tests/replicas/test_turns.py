@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+import pytest
 import redis.asyncio as aioredis
 
 from parley.model import CancelTaskRequest, Task, TaskState, TaskStatusUpdateEvent, TextPart
@@ -182,12 +183,9 @@ def test_the_holder_s_error_comes_back_as_raised(durable_url: str, prefix: str) 
             assert isinstance(a.broker, RedisBus)
             assert a.broker.turns is not None
             a.broker.turns.takes = refuse
-            try:
+            with pytest.raises(PermissionDeniedError) as raised:
                 await blocking(b, "Ada", asked.id)
-            except PermissionDeniedError as exc:
-                assert exc.message == "This skill needs the scopes: admin"
-            else:
-                raise AssertionError("the holder's error did not come back")
+            assert raised.value.message == "This skill needs the scopes: admin"
 
     run(main(), timeout=40)
 
