@@ -161,8 +161,8 @@ class EventBroker:
     def __init__(self, buffer_size: int = 1024) -> None:
         self._subscribers: dict[TaskKey, list[Subscription]] = {}
         self.buffer_size = buffer_size
-        self.stops: Callable[[TaskKey], None] = _ignore
-        """What a stop requested by another replica calls here (the runner sets it)."""
+        self.stops: Callable[[TaskKey], Awaitable[None]] = _nothing
+        """What a stop requested by another replica awaits here (the runner sets it)."""
         self.recover: Callable[[TaskKey], Awaitable[None]] = _nothing
         """What a task whose replica died is handed to, here (the service sets it)."""
         self.takes: Takes = _not_taken
@@ -190,7 +190,7 @@ class EventBroker:
 
     async def request_stop(self, key: TaskKey) -> None:
         """Ask the other replicas to stop their run of the task (it was canceled here);
-        each calls its `stops`. In process: there are none."""
+        each awaits its `stops`. In process: there are none."""
 
     def claim(self, key: TaskKey) -> Awaitable[None]:
         """Hold the task's execution lease before its run starts here (a bus: so another
@@ -265,10 +265,6 @@ class EventBroker:
                 del self._subscribers[key]
 
 
-def _ignore(key: TaskKey) -> None:
-    pass
-
-
 async def _nothing(key: TaskKey) -> None:
     pass
 
@@ -305,7 +301,7 @@ class Broker(Protocol):
     async def replayable(self, key: TaskKey, after: int) -> bool: ...
 
     failover: bool
-    stops: Callable[[TaskKey], None]
+    stops: Callable[[TaskKey], Awaitable[None]]
     recover: Callable[[TaskKey], Awaitable[None]]
     takes: Takes
 

@@ -28,6 +28,7 @@ import contextlib
 import logging
 import random
 import time
+import uuid
 from collections.abc import Awaitable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -49,6 +50,8 @@ BLOCK_MS = 2000
 """How long one XREAD waits for an entry before asking again (the client's socket timeout
 is 5 s more: a Redis that stops answering is noticed)."""
 BATCH = 256
+STOP_WAIT = 5.0
+"""Seconds a cancel waits for the other replicas to confirm they stopped the task's run."""
 
 
 class BusUnavailableError(RuntimeError):
@@ -97,6 +100,7 @@ class RedisBus(EventBroker):
         self.lease = lease
         self.leases: leases.RedisLeases | None = None
         self.turns: RedisTurns | None = None
+        self._doing: set[asyncio.Task[None]] = set()
         self.channel = f"{self.prefix}:stop"
         """Where a replica that canceled a task asks the others to stop their run of it."""
 
@@ -130,7 +134,13 @@ class RedisBus(EventBroker):
         self._keeper = asyncio.get_running_loop().create_task(self._keep(held))
 
     def stops_here(self, key: TaskKey) -> None:
-        self.stops(key)
+        """Stop the run of a task whose lease was taken away (soon: in a task)."""
+        self._later(self.stops(key))
+
+    def _later(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._doing.add(task)
+        task.add_done_callback(self._doing.discard)
 
     async def _keep(self, held: leases.RedisLeases) -> None:
         """Renew this replica's leases; recover the tasks of leases that ran out."""
@@ -192,21 +202,41 @@ class RedisBus(EventBroker):
                 if message["channel"] == turns.channel.encode():
                     turns.heard(message["data"])
                 else:
-                    self.stops(tuple(wire_json.loads(message["data"])))
+                    key, answer = wire_json.loads(message["data"])
+                    self._later(self._stop_here((key[0], key[1], key[2]), answer))
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
 
     async def request_stop(self, key: TaskKey) -> None:
+        """Ask every replica to stop its run of the task, and wait (at most `STOP_WAIT`
+        seconds) until each has: the cancel then answers once the run has stopped, as in
+        one process."""
+        answer = f"{self.prefix}:stopped:{uuid.uuid4().hex}"
         try:
-            await self._redis.publish(self.channel, wire_json.dumps(list(key)))
+            heard = await self._redis.publish(self.channel, wire_json.dumps([list(key), answer]))
+            deadline = time.monotonic() + STOP_WAIT
+            for _ in range(heard):
+                left = deadline - time.monotonic()
+                if left <= 0 or await self._redis.blpop([answer], timeout=left) is None:
+                    log.warning("event bus: a replica did not confirm stopping %s", key[2])
+                    break
         except Exception:
             log.exception("event bus: the other replicas were not asked to stop %s", key[2])
+
+    async def _stop_here(self, key: TaskKey, answer: str) -> None:
+        try:
+            await self.stops(key)
+        finally:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.rpush(answer, "1")
+                pipe.expire(answer, int(STOP_WAIT) + 5)
+                await pipe.execute()
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
             await self.flush()
-        readers = list(self._readers.values())
+        readers = [*self._readers.values(), *self._doing]
         for task in (self._listener, self._keeper):
             if task is not None:
                 readers.append(task)

@@ -17,7 +17,7 @@ cancelled, or another process wrote) is re-read, re-folded and saved again
 While a live task has had a subscriber, a `ReplayWindow` keeps its last published
 events, numbered by store version, so a subscriber that lost its stream can resume.
 A cancel also asks the other replicas (`broker.request_stop`) to stop their run of
-the task; one asked so stops its own (`stop_soon`).
+the task; one asked so stops its own (`stop_here`).
 
 Over 400 lines: the run's state machine (begin, emit, commit, cancel, stop) is one
 piece; split, its lock discipline would be spread over modules.
@@ -65,7 +65,6 @@ _UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 _EMPTY = Message(message_id="", role=Role.USER, parts=(TextPart(text=""),))
 _REBASES = 8
 """Attempts at folding an event onto a task the store holds at a newer version."""
-_STOPPING: set[asyncio.Task[None]] = set()
 
 
 class _Sink:
@@ -101,7 +100,7 @@ class TaskRunner:
         self.ids = ids
         self.replay_limit = replay_limit
         self._live: dict[TaskKey, LiveTask] = {}
-        broker.stops = self.stop_soon
+        broker.stops = self.stop_here
         holds: Callable[[str], bool] | None = getattr(executor, "holds", None)
         self._holds = holds if broker.failover else None
         """Across replicas: whether the executor keeps a task's run suspended here (a
@@ -237,20 +236,15 @@ class TaskRunner:
             live.cancelling = False
             live.settled.set()
 
-    def stop_soon(self, key: TaskKey) -> None:
-        """Stop this process's run of the task, if any, or its suspended function
-        (canceled on another replica)."""
+    async def stop_here(self, key: TaskKey) -> None:
+        """Stop this process's run of the task and let go of its lease, or stop its
+        suspended function (the task was canceled on another replica)."""
         live = self._live.get(key)
-        stopping: Coroutine[None, None, None] | None = None
         if live is not None and live.run is not None and not live.run.done():
-            stopping = self._stop(live)
+            await self._stop(live)
+            self.broker.released(key)
         elif self._holds is not None and self._holds(key[2]):
-            call = CallContext()
-            stopping = self.executor.cancel(RequestContext(_EMPTY, key[2], "", call))
-        if stopping is not None:
-            running = asyncio.get_running_loop().create_task(stopping)
-            _STOPPING.add(running)
-            running.add_done_callback(_STOPPING.discard)
+            await self.executor.cancel(RequestContext(_EMPTY, key[2], "", CallContext()))
 
     async def _stop(self, live: LiveTask) -> None:
         """Cancel the task's run, under its lock (so between two of its writes), and wait
