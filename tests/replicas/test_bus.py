@@ -432,6 +432,29 @@ def test_a_finished_run_lets_go_of_its_lease(durable_url: str, prefix: str) -> N
     run(main(), timeout=30)
 
 
+def test_a_cancel_on_another_replica_answers_once_the_run_stopped(
+    durable_url: str, prefix: str
+) -> None:
+    """The cancel, sent to b, returns after a stopped its run (as in one process), and
+    a's stopped run lets go of its lease."""
+    from parley.model import CancelTaskRequest  # noqa: PLC0415
+
+    async def main() -> None:
+        async with sleepers(durable_url, prefix) as ([a, b], marks):
+            task = await working(a)
+            canceled = await b.cancel_task(CallContext(), CancelTaskRequest(id=task.id))
+            assert canceled.status.state is TaskState.CANCELED
+            assert marks == [task.id]  # already stopped when the cancel answered
+            for _ in range(100):
+                if not await leases_of(prefix):
+                    break
+                await asyncio.sleep(0.01)
+            assert await leases_of(prefix) == []
+            assert a.runner.live_count() == 0
+
+    run(main(), timeout=30)
+
+
 def test_a_replica_that_lost_its_lease_stops_its_run(durable_url: str, prefix: str) -> None:
     """a stalls (renews nothing) past its lease while its run goes on: b recovers the
     task; a, renewing again, finds the lease gone and stops its run, writing nothing."""
