@@ -19,6 +19,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from parley.model import (
+    Role,
     StreamEvent,
     SubscribeToTaskRequest,
     Task,
@@ -412,6 +413,51 @@ def test_a_dead_replica_s_task_is_failed_once_by_another(durable_url: str, prefi
             stored = await c.store.get(c.store_scope(CallContext()), task.id)
             assert stored is not None
             assert stored.task.status.state is TaskState.FAILED
+            assert await leases_of(prefix) == []
+
+    run(main(), timeout=40)
+
+
+def test_a_resumable_agent_s_task_runs_again_once_on_another_replica(
+    durable_url: str, prefix: str
+) -> None:
+    """`Agent(resumable=True)`: the dead replica's task is not failed but run again from
+    its last user message, by one replica, once; the message is not recorded twice."""
+    runs: list[str] = []
+    agent = Agent("Replicated", resumable=True)
+
+    @agent.skill()
+    async def sleepy(task: TaskContext) -> str:
+        runs.append(task.text)
+        await task.update("sleeping")
+        if len(runs) == 1:
+            await asyncio.sleep(60)  # the first run: its replica dies meanwhile
+        return f"done {task.text}"
+
+    async def main() -> None:
+        async with serving(durable_url, prefix, agent, 3, lease=1.0) as [a, _, c]:
+            task = await working(a)
+            a.broker._keeper.cancel()  # type: ignore[attr-defined]  # a dies
+            await a.runner.shutdown()
+            scope = c.store_scope(CallContext())
+
+            async def state() -> TaskState | None:
+                stored = await c.store.get(scope, task.id)
+                return None if stored is None else stored.task.status.state
+
+            for _ in range(1500):
+                if await state() is TaskState.COMPLETED:
+                    break
+                await asyncio.sleep(0.01)
+            stored = await c.store.get(scope, task.id)
+            assert stored is not None
+            assert stored.task.status.state is TaskState.COMPLETED
+            parts = stored.task.artifacts[0].parts
+            assert [getattr(part, "text", "") for part in parts] == ["done go"]
+            users = [m for m in stored.task.history if m.role is Role.USER]
+            assert [getattr(m.parts[0], "text", "") for m in users] == ["go"]
+            await asyncio.sleep(1.5)  # a later sweep recovers nothing more
+            assert runs == ["go", "go"]
             assert await leases_of(prefix) == []
 
     run(main(), timeout=40)

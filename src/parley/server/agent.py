@@ -15,12 +15,9 @@ user's reply, in the same coroutine, when the follow-up message arrives.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import suppress
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -33,18 +30,13 @@ from parley.model import (
     AgentSkill,
     Message,
     SecurityRequirement,
-    TaskState,
 )
-from parley.protocol.errors import InvalidAgentResponseError, PermissionDeniedError
+from parley.protocol.errors import InvalidAgentResponseError
 from parley.protocol.negotiation import Version
 from parley.server.auth.security import Security
-from parley.server.context import CallContext
-from parley.server.execution import EventSink, RequestContext
-from parley.server.task_context import Failed, Rejected, TaskContext
+from parley.server.execution import RequestContext
+from parley.server.functions import AgentFunction, FunctionExecutor
 from parley.wire.cards import GRPC_BINDING, grpc_url
-
-AgentFunction: TypeAlias = Callable[[TaskContext], Any]
-"""`(task) -> Content | Message`, sync or async, or an async generator of Content."""
 
 SKILL_METADATA_KEY = "skill"
 """Message or request metadata naming the skill to run (else the first skill runs)."""
@@ -60,182 +52,6 @@ STREAM_RESUME = AgentExtension(
     "SubscribeToTask with Last-Event-ID resumes after it, replaying the events missed.",
     required=False,
 )
-
-
-@dataclass
-class _Session:
-    """One running agent function, possibly suspended waiting for the user."""
-
-    context: TaskContext
-    scopes: frozenset[str] = frozenset()
-    driver: asyncio.Task[None] | None = None
-    paused: asyncio.Event = field(default_factory=asyncio.Event)
-    error: BaseException | None = None
-
-
-class FunctionExecutor:
-    """An AgentExecutor that runs agent functions, keeping suspended ones between runs.
-
-    Each `execute` returns when the function finishes or pauses (ask / auth_required);
-    a follow-up message resumes the paused function. A suspended function lives until
-    the reply arrives, the task is canceled, or the executor is closed.
-    """
-
-    def __init__(
-        self,
-        route: Callable[[RequestContext], AgentFunction],
-        scopes: Callable[[Message, Mapping[str, Any] | None], frozenset[str]] | None = None,
-    ) -> None:
-        self._route = route
-        self._scopes = scopes or _no_scopes
-        self._sessions: dict[str, _Session] = {}
-
-    def admit(
-        self, call: CallContext, message: Message, metadata: Mapping[str, Any] | None = None
-    ) -> None:
-        """PermissionDeniedError if the caller lacks the scopes of the skill the message
-        goes to: the suspended one it resumes, else the one it names or the default.
-        `AgentService` calls it before a task is created or a follow-up recorded."""
-        if self._scopes is _no_scopes:
-            return
-        session = self._sessions.get(message.task_id) if message.task_id else None
-        needed = session.scopes if session is not None else self._scopes(message, metadata)
-        missing = needed - call.caller.scopes
-        if missing:
-            raise PermissionDeniedError(
-                f"This skill needs the scopes: {', '.join(sorted(missing))}"
-            )
-
-    async def execute(self, context: RequestContext, events: EventSink) -> None:
-        session = self._sessions.get(context.task_id)
-        if session is None or not session.context._resume(context, events):
-            session = self._start(context, events)
-        session.paused.clear()
-        try:
-            await session.paused.wait()
-        except asyncio.CancelledError:
-            await self._stop(context.task_id)
-            raise
-        if session.driver is not None and session.driver.done():
-            self._sessions.pop(context.task_id, None)
-            if session.error is not None:
-                raise session.error
-
-    def _start(self, context: RequestContext, events: EventSink) -> _Session:
-        self.admit(context.call, context.message, context.metadata)  # for other handlers too
-        function = self._route(context)
-        paused = asyncio.Event()
-        session = _Session(
-            TaskContext(context, events, on_pause=paused.set),
-            scopes=self._scopes(context.message, context.metadata),
-            paused=paused,
-        )
-        self._sessions[context.task_id] = session
-        session.driver = asyncio.get_running_loop().create_task(self._drive(function, session))
-        return session
-
-    async def _drive(self, function: AgentFunction, session: _Session) -> None:
-        task = session.context
-        try:
-            result = function(task)
-            if inspect.isasyncgen(result):
-                await _stream(task, aiter(result))
-            else:
-                if inspect.isawaitable(result):
-                    result = await result
-                await _finish(task, result)
-        except Rejected as exc:
-            await task._status(TaskState.REJECTED, str(exc))
-        except Failed as exc:
-            await task._status(TaskState.FAILED, str(exc))
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:  # reported by execute, which fails the task
-            session.error = exc
-        finally:
-            session.paused.set()
-
-    async def _stop(self, task_id: str) -> None:
-        session = self._sessions.pop(task_id, None)
-        if session is not None and session.driver is not None and not session.driver.done():
-            session.driver.cancel()
-            with suppress(asyncio.CancelledError, Exception):
-                await session.driver
-
-    async def cancel(self, context: RequestContext) -> None:
-        await self._stop(context.task_id)
-
-    async def aclose(self) -> None:
-        for task_id in list(self._sessions):
-            await self._stop(task_id)
-
-    def session_count(self) -> int:
-        return len(self._sessions)
-
-    def holds(self, task_id: str) -> bool:
-        """Whether the task's function is suspended here, waiting for a follow-up."""
-        session = self._sessions.get(task_id)
-        return session is not None and session.context._waiting
-
-
-def _no_scopes(message: Message, metadata: Mapping[str, Any] | None) -> frozenset[str]:
-    return frozenset()
-
-
-async def _finish(task: TaskContext, result: Any) -> None:
-    if task.finished:
-        if result is not None:
-            raise InvalidAgentResponseError("The task was already finished: nothing to return")
-        return
-    if isinstance(result, Message):
-        if task.task is None and not task.acted:
-            await task._sink.emit(result)  # a direct reply: no task
-            return
-        await task._status(TaskState.COMPLETED, result.parts)
-        return
-    if result is not None:
-        await task.artifact(result, last_chunk=True)
-    await task._status(TaskState.COMPLETED)
-
-
-async def _stream(task: TaskContext, chunks: AsyncIterator[Any]) -> None:
-    """Yielded chunks become one artifact, sent as they come; the last one is marked
-    `lastChunk` (so each chunk is sent when the next arrives, when the generator ends,
-    or just before the function changes the task's status itself)."""
-    held = _HeldChunk(task)
-    await task._status(TaskState.WORKING)
-    task.before_status = held.flush
-    try:
-        async for chunk in chunks:
-            if isinstance(chunk, Message):
-                raise InvalidAgentResponseError("An agent generator yields content, not messages")
-            await held.flush(last=False)
-            held.chunk, held.present = chunk, True
-        await held.flush(last=True)
-    finally:
-        task.before_status = None
-    if not task.finished:
-        await task._status(TaskState.COMPLETED)
-
-
-class _HeldChunk:
-    """The chunk a streaming function yielded last, not sent yet."""
-
-    def __init__(self, task: TaskContext) -> None:
-        self.task = task
-        self.chunk: Any = None
-        self.present = False
-        self.artifact_id = ""
-        self.sent = 0
-
-    async def flush(self, last: bool) -> None:
-        if not self.present:
-            return
-        self.present = False
-        self.artifact_id = await self.task.artifact(
-            self.chunk, artifact_id=self.artifact_id, append=self.sent > 0, last_chunk=last
-        )
-        self.sent += 1
 
 
 def _endpoints(
@@ -265,8 +81,13 @@ class Agent:
         documentation_url: str | None = None,
         extensions: Sequence[AgentExtension] = (),
         security: Security | None = None,
+        resumable: bool = False,
     ) -> None:
         self.name = name
+        self.resumable = resumable
+        """Whether a task whose replica died is run again by the replica that recovers it
+        (its skill called anew on the task's last user message), instead of failed: for
+        skills that may run twice (docs/deploy.md, "Failover")."""
         self.security = security
         """The schemes callers authenticate with (None: everyone is anonymous); `card()`
         declares them and `AgentService(..., security=agent.security)` enforces them."""
@@ -343,7 +164,8 @@ class Agent:
     def executor(self) -> FunctionExecutor:
         """The executor of the skills registered so far; it checks skills' scopes only if
         one of them has some (register skills before serving)."""
-        return FunctionExecutor(self.route, self.scopes_for if self._scopes else None)
+        scopes = self.scopes_for if self._scopes else None
+        return FunctionExecutor(self.route, scopes, resumable=self.resumable)
 
     def card(
         self,
@@ -403,3 +225,13 @@ def _declared(
         }
         requirements.append(SecurityRequirement(schemes=schemes))
     return replace(skill, security_requirements=tuple(requirements))
+
+
+__all__ = [
+    "SKILL_METADATA_KEY",
+    "STREAM_RESUME",
+    "STREAM_RESUME_URI",
+    "Agent",
+    "AgentFunction",
+    "FunctionExecutor",
+]

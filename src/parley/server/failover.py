@@ -1,7 +1,8 @@
 """What a replica does with a task whose replica died (its execution lease ran out, see
-`parley.server.redis_leases`): fail it if it is still active, as the restart policy
+`parley.server.redis_leases`): if it is still active, fail it, as the restart policy
 fails a task a stopped process left, through the runner (stored, then published: streams
-on every replica end with it)."""
+on every replica end with it); or, for a resumable executor (`Agent(resumable=True)`),
+run the agent again on it here."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ async def recover(runner: TaskRunner, broker: Broker, key: TaskKey) -> None:
             return
         async with live.lock:
             stored = await runner.load(live, key[:2])
-        if stored is not None and stored.task.status.state in lifecycle.ACTIVE:
+        if stored is None or stored.task.status.state not in lifecycle.ACTIVE:
+            return
+        if getattr(runner.executor, "resumable", False):
+            await runner.rerun(live)
+        else:
             await runner.emit(live, folding.failure(stored.task, REPLICA_LOST, runner.ids()))
     finally:
         runner.release(live)
