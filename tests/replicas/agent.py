@@ -4,8 +4,8 @@ sleeps and leaves a mark when it is cancelled, and a question.
     parley serve tests.replicas.agent:agent --store sqlite:///shared.db --bus redis://...
 
 With `PARLEY_TEST_EXECUTIONS` naming a file, every start of a skill's function appends a
-line to it: the task id and the message id it started on (the tests count executions
-across replicas from it).
+line to it: the task id, the message id it started on and the process id (the tests
+count executions across replicas from it).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def _started(task: TaskContext) -> None:
     path = os.environ.get(EXECUTIONS)
     if path:
         with Path(path).open("a") as log:
-            log.write(f"{task.task_id} {task.message.message_id}\n")
+            log.write(f"{task.task_id} {task.message.message_id} {os.getpid()}\n")
 
 
 @agent.skill()

@@ -4,6 +4,7 @@ the options a worker needs are checked first."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -14,6 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from parley.client import Client, user_message
+from parley.model import Task
+from tests.replicas.agent import EXECUTIONS
 from tests.replicas.test_serve_replicas import ROOT, _call, _free_port, _message, bus
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -69,6 +73,51 @@ def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path, bus: 
         if server.poll() is None:
             server.kill()
             server.wait(10)
+        log.close()
+
+
+def test_workers_serve_grpc_on_one_port(tmp_path: Path, bus: str) -> None:
+    """With `--grpc-port`, each worker serves gRPC on the same port (SO_REUSEPORT): calls
+    on new connections are spread over the workers, and each is answered."""
+    port, grpc_port = _free_port(), _free_port()
+    url = f"http://127.0.0.1:{port}"
+    runs = tmp_path / "runs"
+    command = _serve(f"sqlite:///{tmp_path / 'shared.db'}", bus, port, 2)
+    command += ["--grpc-port", str(grpc_port)]
+    env = {**os.environ, EXECUTIONS: str(runs)}
+    log = (tmp_path / "workers.log").open("ab")
+    server = subprocess.Popen(command, cwd=ROOT, stderr=log, env=env)
+
+    def served() -> set[int]:
+        lines = runs.read_text().splitlines() if runs.exists() else []
+        return {int(line.split()[2]) for line in lines}
+
+    async def calls() -> list[str]:
+        """Calls, each on a connection of its own, until every worker answered one (a
+        worker may start serving gRPC a moment after the other)."""
+        states = []
+        for number in range(64):
+            async with Client.connect(url, bindings=["GRPC"]) as client:
+                message = user_message(f"hi{number}", metadata={"skill": "quick"})
+                result = await client.send(message)
+                assert isinstance(result, Task)
+                states.append(result.status.state.name)
+            if number >= 3 and served() == _children(server.pid):
+                break
+        return states
+
+    try:
+        deadline = time.monotonic() + 30
+        while len(_children(server.pid)) < 2 or not _ready(url):
+            assert server.poll() is None, (tmp_path / "workers.log").read_text()
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.1)
+        states = asyncio.run(calls())
+        assert states == ["COMPLETED"] * len(states)
+        assert served() == _children(server.pid), "every worker served gRPC calls"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
         log.close()
 
 

@@ -97,8 +97,6 @@ def run_workers(arguments: argparse.Namespace, store: str) -> int:
             "(and a shared store)"
         )
     event_bus(arguments.bus, store)  # the same checks the workers make, said once
-    if arguments.grpc_port is not None:
-        raise SystemExit("parley serve: --workers serves JSON-RPC and HTTP+JSON, not --grpc-port")
     listener = socket.create_server((arguments.host, arguments.port))
     listener.set_inheritable(True)
     argv = worker_argv(getattr(arguments, "argv", sys.argv[1:]), listener.fileno())
