@@ -1,5 +1,6 @@
 """The runner's own paths, in process (no HTTP, the memory store): blocking sends,
-streamed events and send-then-cancel chains through `AgentService`, timed, or counted in
+streamed events, send-then-cancel chains and question-then-reply turns (a skill that
+awaits `task.ask`) through `AgentService`, timed, or counted in
 instructions under valgrind's callgrind (which the machine's other work does not move).
 Run it on two checkouts to compare a change with the code before it:
 
@@ -18,24 +19,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = 100
 """Artifact chunks per streamed task."""
 
 
-async def _workload(sends: int, streams: int, chains: int) -> dict[str, float]:
-    from parley.model import (  # noqa: PLC0415 - from whichever checkout --src names
-        CancelTaskRequest,
-        Message,
-        Role,
-        SendMessageConfiguration,
-        SendMessageRequest,
-        Task,
-        TextPart,
-    )
-    from parley.server.agent import Agent  # noqa: PLC0415
-    from parley.server.service import AgentService  # noqa: PLC0415
+def _bench_agent() -> Any:
+    from parley.server.agent import Agent  # noqa: PLC0415 - from whichever checkout --src names
     from parley.server.task_context import TaskContext  # noqa: PLC0415
 
     agent = Agent("Bench")
@@ -50,8 +42,28 @@ async def _workload(sends: int, streams: int, chains: int) -> dict[str, float]:
             return None
         if text == "wait":
             await asyncio.sleep(60)
+        if text == "ask":
+            return (await task.ask("Who?")).parts[0].text  # type: ignore[union-attr]
         return "done"
 
+    return agent
+
+
+async def _workload(sends: int, streams: int, chains: int, turns: int) -> dict[str, float]:
+    from msgspec.structs import replace  # noqa: PLC0415
+
+    from parley.model import (  # noqa: PLC0415 - from whichever checkout --src names
+        CancelTaskRequest,
+        Message,
+        Role,
+        SendMessageConfiguration,
+        SendMessageRequest,
+        Task,
+        TextPart,
+    )
+    from parley.server.service import AgentService  # noqa: PLC0415
+
+    agent = _bench_agent()
     service = AgentService(agent.executor(), agent.card("http://bench"))
     from parley.server.context import CallContext  # noqa: PLC0415
 
@@ -78,6 +90,14 @@ async def _workload(sends: int, streams: int, chains: int) -> dict[str, float]:
         assert isinstance(task, Task)
         await service.cancel_task(ctx, CancelTaskRequest(id=task.id))
     timings["send+cancel"] = (time.perf_counter() - started) / max(chains, 1)
+    started = time.perf_counter()
+    for number in range(turns):
+        task = await service.send_message(ctx, request("ask", number))
+        assert isinstance(task, Task)
+        reply = request("Ada", number)
+        reply = replace(reply, message=replace(reply.message, task_id=task.id))
+        await service.send_message(ctx, reply)
+    timings["ask+reply"] = (time.perf_counter() - started) / max(turns, 1)
     await service.shutdown()
     return timings
 
@@ -86,12 +106,12 @@ def _callgrind(src: str, kind: str, count: int) -> int:
     """Instructions of one run doing `count` of `kind` (and nothing of the others)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
-        counts = {"send": "0", "stream": "0", "cancel": "0", kind: str(count)}
+        counts = {"send": "0", "stream": "0", "cancel": "0", "turn": "0", kind: str(count)}
         command = [
             "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
             sys.executable, "-m", "benchmarks.runner_paths", "--src", src,
             "--sends", counts["send"], "--streams", counts["stream"],
-            "--chains", counts["cancel"], "--quiet",
+            "--chains", counts["cancel"], "--turns", counts["turn"], "--quiet",
         ]  # fmt: skip
         env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
         subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
@@ -107,12 +127,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sends", type=int, default=2000)
     parser.add_argument("--streams", type=int, default=40)
     parser.add_argument("--chains", type=int, default=1000)
+    parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--callgrind", action="store_true", help="count instructions")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, args.src)
     if not args.callgrind:
-        timings = asyncio.run(_workload(args.sends, args.streams, args.chains))
+        timings = asyncio.run(_workload(args.sends, args.streams, args.chains, args.turns))
         if not args.quiet:
             import parley  # noqa: PLC0415
 
@@ -121,11 +142,12 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"  {name:<15} {seconds * 1e6:8.1f} µs")
         return
     # Per operation: the difference of two runs (n and 2n) leaves start-up out.
-    for kind, count in (("send", 400), ("stream", 8), ("cancel", 400)):
+    for kind, count in (("send", 400), ("stream", 8), ("cancel", 400), ("turn", 200)):
         once = _callgrind(args.src, kind, count)
         twice = _callgrind(args.src, kind, 2 * count)
         per = (twice - once) / (count * (EVENTS if kind == "stream" else 1))
-        label = {"send": "send", "stream": "streamed event", "cancel": "send+cancel"}[kind]
+        labels = {"send": "send", "stream": "streamed event", "cancel": "send+cancel"}
+        label = labels.get(kind, "ask+reply")
         print(f"  {label:<15} {per:10,.0f} instructions", flush=True)
 
 

@@ -91,10 +91,12 @@ class RoundRobin:
             await upstream_writer.drain()
             pump = asyncio.ensure_future(_pump(upstream_reader, writer))
             gone = asyncio.ensure_future(reader.read(1))  # the client hung up (a stream left)
-            await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
-            for each in (pump, gone):
-                each.cancel()
-            await asyncio.gather(pump, gone, return_exceptions=True)
+            try:
+                await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
+            finally:  # (cancelled too: by `stop`)
+                for each in (pump, gone):
+                    each.cancel()
+                await asyncio.gather(pump, gone, return_exceptions=True)
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
         finally:
