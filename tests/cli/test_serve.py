@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from parley.cli.main import build_parser
-from parley.cli.serve import load_target, make_app, make_handler, run_serve, with_grpc
+from parley.cli.serve import make_app, make_handler, run_serve, with_grpc
+from parley.cli.targets import load_target
 
 ROOT = Path(__file__).parents[2]
 

@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from parley.cli.main import build_parser
-from parley.cli.serve import named_targets, run_serve
+from parley.cli.serve import run_serve
+from parley.cli.targets import named_targets
 from tests.cli.runner import Run, run_all, start
 from tests.cli.test_serve_hosts import _free_port, _wait_until_up
 

@@ -1,14 +1,16 @@
 """`parley serve`'s authentication options: API keys, bearer-token files and JWT bearer
 tokens (OAuth 2.0 / OpenID Connect), from flags or the environment, turned into the
-`Security` the served agent declares and enforces."""
+`Security` the served agent declares and enforces; and `--sign-card`, the key that signs
+the served card."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from parley.model import AgentCard
 from parley.server.auth import ApiKeys, BearerTokens, JwtBearer, Scheme, Security
 from parley.server.auth.jwt import DEFAULT_ALGORITHMS
 from parley.server.auth.keys import LOCATIONS
@@ -57,6 +59,34 @@ def add_security_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="every authenticated caller sees every task (one team); default: each its own",
     )
+    signing = parser.add_argument_group("card signature")
+    signing.add_argument(
+        "--sign-card",
+        metavar="KEY.pem",
+        help="sign the agent card (JWS over its RFC 8785 form) with this private key: EC "
+        "P-256/384/521, RSA or Ed25519, in PEM",
+    )
+    signing.add_argument(
+        "--sign-card-kid",
+        metavar="KID",
+        help="the signature's key id (default: the key's RFC 7638 thumbprint)",
+    )
+
+
+def card_signer(arguments: argparse.Namespace) -> Callable[[AgentCard], AgentCard] | None:
+    """What signs the served card (`--sign-card`), or None."""
+    key = getattr(arguments, "sign_card", None)
+    if not key:
+        return None
+    try:
+        from parley.wire.card_signatures import CardSignatureError, CardSigner  # noqa: PLC0415
+    except ImportError:
+        raise SystemExit("parley serve: --sign-card needs the auth extra") from None
+    try:
+        signer = CardSigner(key, kid=arguments.sign_card_kid)
+    except (OSError, CardSignatureError) as exc:
+        raise SystemExit(f"parley serve: --sign-card: {exc}") from None
+    return signer.sign
 
 
 def add_jwt_options(group: argparse._ArgumentGroup) -> None:

@@ -5,23 +5,21 @@ SIGTERM drains open streams and stops."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import socket
-import sys
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from parley.asgi import build_app
-from parley.asgi.mount import check_name, mount_agents
+from parley.asgi.mount import mount_agents
 from parley.cli.config import add_config_option, apply_config
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
 from parley.cli.push import add_push_options, push_settings
 from parley.cli.replicas import add_bus_option, event_bus, listen_options, run_workers
-from parley.cli.security import add_security_options, jwt_requested, security_from
+from parley.cli.security import add_security_options, card_signer, jwt_requested, security_from
+from parley.cli.targets import load_target, named_targets
 from parley.cli.tls import (
     TlsFiles,
     add_tls_options,
@@ -30,6 +28,7 @@ from parley.cli.tls import (
     tls_from,
     uvicorn_options,
 )
+from parley.model import AgentCard
 from parley.server.agent import Agent
 from parley.server.auth import Security
 from parley.server.push.delivery import PushSettings
@@ -108,22 +107,6 @@ def add_serve_command(commands: Any) -> None:
     _PARSERS.append(serve)
 
 
-def load_target(spec: str) -> Any:
-    """Import `module:attribute`, with the current directory importable."""
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise SystemExit(f"parley serve: expected module:attribute, got {spec!r}")
-    sys.path.insert(0, str(Path.cwd()))
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SystemExit(f"parley serve: cannot import {module_name!r}: {exc}") from None
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise SystemExit(f"parley serve: {module_name!r} has no {attribute!r}") from None
-
-
 def make_handler(
     target: Any,
     url: str,
@@ -134,6 +117,7 @@ def make_handler(
     namespace: str | None = None,
     push: PushSettings | bool | None = None,
     bus: str | None = None,
+    sign_card: Callable[[AgentCard], AgentCard] | None = None,
 ) -> Any:
     """An AgentService for an Agent (its tasks in `store`, a store URL, under `namespace`
     (default: the agent's name); its card with the gRPC interfaces at `grpc_address`, if
@@ -158,6 +142,7 @@ def make_handler(
             namespace=namespace,
             push=push,
             broker=event_bus(bus, store),
+            sign_card=sign_card,
         )
     except ValueError as exc:
         raise SystemExit(f"parley serve: {exc}") from None
@@ -178,10 +163,12 @@ def make_app(
     namespace: str | None = None,
     push: PushSettings | bool | None = None,
     bus: str | None = None,
+    sign_card: Callable[[AgentCard], AgentCard] | None = None,
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
     any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
     where: dict[str, Any] = {"namespace": namespace, "push": push, "bus": bus}
+    where["sign_card"] = sign_card
     target = make_handler(target, url, store=store, security=security, **where)
     if is_handler(target):
         return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
@@ -238,6 +225,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         namespace=arguments.namespace,
         push=push_settings(arguments),
         bus=arguments.bus,
+        sign_card=card_signer(arguments),
     )
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
@@ -259,28 +247,6 @@ def agent_security(
 ) -> Security | None:
     """The agent's own security plus what the options add (mutual TLS with a client CA)."""
     return security_from(arguments, agent.security, mutual_tls_schemes(tls, agent.security))
-
-
-def named_targets(targets: Sequence[str]) -> dict[str, str] | None:
-    """`NAME=module:attribute` targets by name; None for the single-agent form (one target
-    without a name). Several targets must all be named, each name once."""
-    if len(targets) == 1 and "=" not in targets[0].partition(":")[0]:
-        return None
-    named: dict[str, str] = {}
-    for target in targets:
-        name, sep, spec = target.partition("=")
-        if not sep or ":" in name:
-            raise SystemExit(
-                f"parley serve: several agents are given as NAME=module:attribute, got {target!r}"
-            )
-        try:
-            check_name(name)
-        except ValueError as exc:
-            raise SystemExit(f"parley serve: {exc}") from None
-        if name in named:
-            raise SystemExit(f"parley serve: two agents are named {name!r}")
-        named[name] = spec
-    return named
 
 
 def _serve_many(
@@ -317,6 +283,7 @@ def _serve_many(
             namespace=name,
             push=push_settings(arguments),
             bus=arguments.bus,
+            sign_card=card_signer(arguments),
         )
         apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
         log.info("serving %s at %s/%s", spec, url, name)
@@ -349,6 +316,7 @@ def _serve_with_grpc(
         "namespace": arguments.namespace,
         "push": push_settings(arguments),
         "bus": arguments.bus,
+        "sign_card": card_signer(arguments),
     }
     handler = make_handler(target, url, store=store, security=security, **where)
     if not is_handler(handler):

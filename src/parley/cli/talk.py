@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import json
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
+
+import httpx
 
 from parley.cli.errors import EXIT_CODES, ExitCode, UsageError, classify, message_of, report
 from parley.cli.options import (
@@ -24,6 +29,7 @@ from parley.cli.output import Output, state_name
 from parley.cli.spinner import spinning
 from parley.client import ClientStream, Reconnected, StreamItem, fetch_card, user_message
 from parley.model import (
+    AgentCard,
     DataPart,
     Message,
     Part,
@@ -61,7 +67,13 @@ def add_talk_commands(commands: Any) -> None:
         parser.set_defaults(run=lambda arguments: execute(run, arguments))
         return parser
 
-    command("card", _card, "show an agent's card", "Show the agent card at URL.")
+    card = command("card", _card, "show an agent's card", "Show the agent card at URL.")
+    card.add_argument(
+        "--verify",
+        metavar="KEYS",
+        help="check the card's signature with these public keys: a PEM or JWKS file, or a "
+        "JWKS URL (exit status 5 unless a signature verifies)",
+    )
     _send_arguments(command("send", _send, "send a message", "Send a message to the agent at URL."))
     get = command("get", _get, "show a task", "Show a task: its artifacts and state.")
     get.add_argument("task_id", metavar="TASK_ID")
@@ -158,11 +170,33 @@ async def _card(arguments: argparse.Namespace, output: Output) -> int:
             card = await fetch_card(arguments.url, http=http)
         else:
             card = await fetch_card(arguments.url, http=http, timeout=arguments.timeout)
+        verified = await _verified(card, arguments.verify, http) if arguments.verify else None
+    if verified is False:
+        return ExitCode.PROTOCOL
     if credentials(arguments) is not None and card.capabilities.extended_agent_card:
         async with connected(arguments, extended_card=True) as client:
             card = client.card or card
     output.card(card)
     return ExitCode.OK
+
+
+async def _verified(card: AgentCard, keys: str, http: httpx.AsyncClient) -> bool:
+    """Whether a signature of the card verifies with `keys` (reported on stderr)."""
+    from parley.wire.card_signatures import CardSignatureError, verify_card  # noqa: PLC0415
+
+    source: object = keys
+    if keys.startswith(("https://", "http://")):
+        answer = await http.get(keys)
+        answer.raise_for_status()
+        source = answer.json()
+    try:
+        signature = verify_card(card, source)
+    except CardSignatureError as exc:
+        report("signature", str(exc))
+        return False
+    header = json.loads(base64.urlsafe_b64decode(signature.protected + "=="))
+    sys.stderr.write(f"signature verified: kid {header.get('kid')}, {header.get('alg')}\n")
+    return True
 
 
 def _message(arguments: argparse.Namespace) -> Message:

@@ -68,6 +68,7 @@ class Client(Session):
         bindings: Sequence[str] = (JSONRPC_BINDING, HTTP_JSON_BINDING),
         extensions: Sequence[str] = (),
         extended_card: bool | None = None,
+        card_keys: object = None,
         timeout: float | None = DEFAULT_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         retry: RetryPolicy | None = None,
@@ -82,8 +83,10 @@ class Client(Session):
 
         `extended_card`: fetch the extended card when the card offers one — by default
         only when `auth` is given (the server requires credentials for it); True: always;
-        False: never. `http`: an httpx client to use (and leave open); by default one is
-        made and closed with the Client.
+        False: never. `card_keys`: public keys the card must be signed with (a JWKS, a PEM
+        public key, or a file of either; `parley.wire.card_signatures.load_keys`), else
+        `CardSignatureError` before anything is sent. `http`: an httpx client to use (and
+        leave open); by default one is made and closed with the Client.
         """
         return Connecting(
             connect_client(
@@ -94,6 +97,7 @@ class Client(Session):
                 bindings=bindings,
                 extensions=extensions,
                 extended_card=extended_card,
+                card_keys=card_keys,
                 timeout=timeout,
                 connect_timeout=connect_timeout,
                 retry=retry,

@@ -97,6 +97,7 @@ async def open_connection(
     connect_timeout: float,
     http: httpx.AsyncClient | None,
     transports: Mapping[str, TransportFactory],
+    card_keys: object = None,
 ) -> Connection:
     """Fetch the card at `url`, select an interface among the bindings that have a
     transport, build that transport (sharing one httpx client with the card fetch)."""
@@ -105,6 +106,10 @@ async def open_connection(
     assert shared is not None
     try:
         card = await fetch_card(url, http=shared, timeout=connect_timeout)
+        if card_keys is not None:  # the card's signature, before it is trusted (R-CARD-20)
+            from parley.wire.card_signatures import verify_card  # noqa: PLC0415 - auth extra
+
+            verify_card(card, card_keys)
         allowed = [binding for binding in bindings if binding in transports]
         interface, version = select_interface(
             card, versions=versions, bindings=allowed, base_url=url
@@ -133,6 +138,7 @@ async def connect_client(
     bindings: Sequence[str],
     extensions: Sequence[str],
     extended_card: bool | None,
+    card_keys: object,
     timeout: float | None,
     connect_timeout: float,
     retry: RetryPolicy | None,
@@ -152,6 +158,7 @@ async def connect_client(
         connect_timeout=connect_timeout,
         http=http,
         transports=transports,
+        card_keys=card_keys,
     )
     client = make(
         connection.transport,

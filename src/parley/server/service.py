@@ -69,6 +69,8 @@ class AgentService(SendOperations):
     there. A namespace with a control character, or too long, is a ValueError.
 
     `extended_card`: the card for authenticated callers, or a function of the caller.
+    `sign_card`: signs a card as served (`CardSigner(key).sign`,
+    `parley.wire.card_signatures`): the public card and the extended one.
     """
 
     def __init__(
@@ -84,6 +86,7 @@ class AgentService(SendOperations):
         namespace: str | None = None,
         security: Security | None = None,
         push: PushSettings | bool | None = None,
+        sign_card: Callable[[AgentCard], AgentCard] | None = None,
     ) -> None:
         if push is not None:  # the card declares delivery exactly when it is on
             card = _with_push(card, push is not False)
@@ -91,6 +94,11 @@ class AgentService(SendOperations):
             card = security.apply(card)
             if isinstance(extended_card, AgentCard):
                 extended_card = security.apply(extended_card)
+        if sign_card is not None:  # last: the signature covers the card as served
+            card = sign_card(card)
+            if isinstance(extended_card, AgentCard):
+                extended_card = sign_card(extended_card)
+        self._sign_card = sign_card
         self.security = security
         self.authenticator: Authenticator | None = security
         self._owner = security.owner if security is not None else attrgetter("id")
@@ -267,4 +275,5 @@ class AgentService(SendOperations):
             return self.extended_card
         card = self.extended_card(ctx.caller)
         card = await card if inspect.isawaitable(card) else card
-        return card if self.security is None else self.security.apply(card)
+        card = card if self.security is None else self.security.apply(card)
+        return card if self._sign_card is None else self._sign_card(card)
