@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -19,6 +20,7 @@ from parley.grpc import GrpcServer
 from parley.model import AgentCapabilities, AgentCard, AgentExtension
 from parley.protocol.negotiation import Version
 from parley.server.service import AgentService
+from parley.wire.limits import DEFAULT_LIMITS, Limits
 from tests.client.agents import EXTENSION, OPTIONAL_EXTENSION, TENANT, build_client_agent
 from tests.contracts.conftest import store_url
 from tests.grpc.conftest import free_port
@@ -63,35 +65,57 @@ class Server:
         return self.service.runner.live_count(), self.service.broker.subscriber_count()
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    probe = Probe()
+def reserved() -> socket.socket:
+    """A listening address on 127.0.0.1, bound now (its port can go in a card first)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    grpc_server_port = free_port()
-    card = all_bindings_card(url, f"127.0.0.1:{grpc_server_port}")
-    extended = replace(card, name=EXTENDED_NAME)
-    service = AgentService(build_client_agent(probe).executor(), card, extended_card=extended)
+    return sock
+
+
+@asynccontextmanager
+async def http_serving(
+    service: AgentService, sock: socket.socket | None = None, limits: Limits = DEFAULT_LIMITS
+) -> AsyncIterator[str]:
+    """The service over HTTP: uvicorn in this loop (lifespan on: it starts the service)."""
+    sock = sock or reserved()
     config = uvicorn.Config(
-        build_app(service),
-        lifespan="on",
-        log_config=None,
-        log_level="warning",
-        http="h11",
-        ws="none",
-        timeout_graceful_shutdown=2,
-    )
+        build_app(service, limits=limits), lifespan="on", log_config=None,
+        log_level="warning", http="h11", ws="none", timeout_graceful_shutdown=2,
+    )  # fmt: skip
     http = uvicorn.Server(config)
     serving = asyncio.create_task(http.serve(sockets=[sock]))
     try:
         while not http.started:
             assert not serving.done(), "uvicorn did not start"
             await asyncio.sleep(0.01)
-        async with GrpcServer(service, port=grpc_server_port):
-            yield Server(url, service, probe)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         http.should_exit = True
         await serving
         sock.close()
+
+
+@asynccontextmanager
+async def all_bindings(
+    probe: Probe, limits: Limits = DEFAULT_LIMITS
+) -> AsyncIterator[tuple[str, AgentService]]:
+    """A service of the client agent over HTTP and gRPC (both under `limits`)."""
+    sock = reserved()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    grpc_server_port = free_port()
+    card = all_bindings_card(url, f"127.0.0.1:{grpc_server_port}")
+    extended = replace(card, name=EXTENDED_NAME)
+    service = AgentService(build_client_agent(probe).executor(), card, extended_card=extended)
+    async with (
+        http_serving(service, sock, limits),
+        GrpcServer(service, port=grpc_server_port, limits=limits),
+    ):
+        yield url, service
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    probe = Probe()
+    async with all_bindings(probe) as (url, service):
+        yield Server(url, service, probe)

@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from parley.client import Client, ClientStream, Connecting, StreamItem, user_message
-from parley.model import AuthenticationInfo, Message, Task, TaskState
+from parley.model import AuthenticationInfo, Message, RawPart, Task, TaskState
 from parley.protocol.errors import A2AError
 from parley.protocol.negotiation import Version
 from tests.client.agents import EXTENSION
@@ -190,6 +190,17 @@ async def unsupported_version(run: Run) -> object:
         return await other.get_task(str(uuid.uuid4()))
 
 
+async def unsupported_media_type(run: Run) -> object:
+    """R-SEND-9: a part of a media type no input mode of the card accepts."""
+    image = RawPart(raw=b"\x89PNG", media_type="image/png")
+    return await run.client.send(user_message([image], metadata={"skill": "echo"}))
+
+
+async def unsupported_output_mode(run: Run) -> object:
+    """R-SEND-6/9: accepted output modes the agent produces none of."""
+    return await run.client.send(ask(key("hi"), "echo"), accepted_output_modes=["image/png"])
+
+
 Scenario = Callable[[Run], Awaitable[object]]
 V1, V03 = Version.V1_0, Version.V0_3
 
@@ -226,6 +237,14 @@ SCENARIOS: dict[str, tuple[Scenario, dict[Version, str]]] = {
     "unsupported-version": (
         unsupported_version,
         {V1: "VersionNotSupportedError", V03: "VersionNotSupportedError"},
+    ),
+    "unsupported-media-type": (
+        unsupported_media_type,
+        {V1: "ContentTypeNotSupportedError", V03: "ContentTypeNotSupportedError"},
+    ),
+    "unsupported-output-mode": (
+        unsupported_output_mode,
+        {V1: "ContentTypeNotSupportedError", V03: "ContentTypeNotSupportedError"},
     ),
 }
 
@@ -267,6 +286,11 @@ KNOWN: dict[tuple[str, Version], tuple[str, dict[str, list[str]]]] = {
     ("push-config-crud", V03): (
         ERROR_DETAILS_03 + " (GetTaskPushNotificationConfig of the deleted config)",
         details_03("[4]", taskId="<id0>", configId="c1"),
+    ),
+    ("unsupported-media-type", V03): (ERROR_DETAILS_03, details_03(mediaType="image/png")),
+    ("unsupported-output-mode", V03): (
+        ERROR_DETAILS_03,
+        details_03(acceptedOutputModes="image/png"),
     ),
     ("invalid-params", V03): (
         ERROR_DETAILS_03,

@@ -8,23 +8,25 @@ bindings (the suite's own assertions)."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 
 import pytest
-import uvicorn
 from msgspec.structs import replace
 
-from parley.asgi import build_app
 from parley.grpc import GrpcServer
 from parley.server.redis_bus import RedisBus
 from parley.server.service import AgentService
 from parley.server.stores.urls import open_store
 from tests.client.agents import build_client_agent
 from tests.crash.test_sigkill import postgres_url
-from tests.equivalence.conftest import EXTENDED_NAME, Server, all_bindings_card
+from tests.equivalence.conftest import (
+    EXTENDED_NAME,
+    Server,
+    all_bindings_card,
+    http_serving,
+    reserved,
+)
 from tests.equivalence.test_bindings import test_every_binding_gives_the_same_outcome
 from tests.grpc.conftest import free_port
 from tests.interop.agent import Probe
@@ -54,34 +56,6 @@ class Replicated(Server):
             sum(service.runner.live_count() for service in self.services),
             sum(service.broker.subscriber_count() for service in self.services),
         )
-
-
-def reserved() -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    return sock
-
-
-@asynccontextmanager
-async def http_serving(service: AgentService) -> AsyncIterator[str]:
-    """The service over HTTP (uvicorn in this loop, lifespan on: it starts the service)."""
-    sock = reserved()
-    config = uvicorn.Config(
-        build_app(service), lifespan="on", log_config=None, log_level="warning", http="h11",
-        ws="none", timeout_graceful_shutdown=2,
-    )  # fmt: skip
-    http = uvicorn.Server(config)
-    serving = asyncio.create_task(http.serve(sockets=[sock]))
-    try:
-        while not http.started:
-            assert not serving.done(), "uvicorn did not start"
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        http.should_exit = True
-        await serving
-        sock.close()
 
 
 @pytest.fixture(scope="module")

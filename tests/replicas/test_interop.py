@@ -23,6 +23,7 @@ from parley.server.service import AgentService
 from parley.server.stores.urls import open_store
 from tests.contracts.conftest import require_postgres
 from tests.contracts.support import POSTGRES_URL, create_schema, drop_schema, with_params
+from tests.equivalence.conftest import reserved
 from tests.interop.agent import Probe, build_agent
 from tests.interop.live import Live, serving
 from tests.interop.test_sdk_client import (
@@ -45,7 +46,6 @@ from tests.interop.test_sdk_client import (
 )
 from tests.replicas.proxy import RoundRobin
 from tests.replicas.test_bus import REDIS
-from tests.replicas.test_equivalence import reserved
 
 __all__ = [  # collected here, against the replicas
     "gates",

@@ -33,6 +33,7 @@ from parley.wire import codecs, jsonrpc, sse
 from parley.wire.codecs import JSONRPC
 from parley.wire.errors import spec_of
 from parley.wire.json import dumps, loads
+from parley.wire.limits import applied
 
 
 @dataclass(slots=True)
@@ -57,7 +58,8 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
         await exchange.respond_json(status, body, error_headers(err))
         return
     try:
-        await _serve(settings, exchange, reply, caller)
+        with applied(settings.limits):
+            await _serve(settings, exchange, reply, caller)
     except A2AError as err:
         await exchange.respond_json(200, jsonrpc.failure(reply.id, err, reply.version))
 

@@ -38,6 +38,7 @@ from parley.wire import sse
 from parley.wire.codecs import REST
 from parley.wire.errors import rest_error
 from parley.wire.json import dumps, loads
+from parley.wire.limits import applied
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -179,7 +180,8 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
     try:
         caller = await authenticate(settings, exchange)
         version = parse_version(exchange.request.version_header, settings.served)
-        await _serve(settings, exchange, version, caller)
+        with applied(settings.limits):
+            await _serve(settings, exchange, version, caller)
     except _WrongVerbError as err:
         status, body = rest_error(err, version, http_status=405)
         await exchange.respond_json(status, body, [("Allow", ", ".join(err.allowed))])

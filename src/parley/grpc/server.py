@@ -44,7 +44,7 @@ class GrpcServer:
         self.grace_seconds = grace_seconds
         self.credentials = credentials
         served = tuple(dict.fromkeys(served_versions))
-        settings = Settings(handler, authenticator_of(handler, authenticator), served)
+        settings = Settings(handler, authenticator_of(handler, authenticator), served, limits)
         self.servicers = [A2AServicer(settings, v) for v in served]
         self._options = [
             ("grpc.max_receive_message_length", limits.max_body_bytes),

@@ -46,6 +46,7 @@ from parley.server.context import (
 )
 from parley.server.handler import RequestHandler
 from parley.wire.codecs import GRPC
+from parley.wire.limits import DEFAULT_LIMITS, Limits, use
 from parley.wire.protobuf import Proto, parse
 
 Context = grpc.aio.ServicerContext[bytes, bytes]
@@ -61,6 +62,8 @@ class Settings:
     authenticator: Authenticator
     served: tuple[Version, ...] = (Version.V1_0, Version.V0_3)
     """The versions the server serves, in its order (named in VersionNotSupported errors)."""
+    limits: Limits = DEFAULT_LIMITS
+    """What each call's request is parsed under (`parley.wire.limits`)."""
 
 
 def metadata_headers(context: Context) -> dict[str, str]:
@@ -196,6 +199,7 @@ class A2AServicer:
 
     def _unary(self, spec: OperationSpec) -> Unary:
         async def call(data: bytes, context: Context) -> bytes:
+            use(self.settings.limits)
             try:
                 ctx, request = await self._context(spec, data, context)
                 method = getattr(self.settings.handler, spec.handler_method)
@@ -214,6 +218,7 @@ class A2AServicer:
         # bare grpc.aio server). A client's cancel cancels this coroutine; `finally` closes
         # the handler's iterator.
         async def stream(data: bytes, context: Context) -> None:
+            use(self.settings.limits)
             try:
                 ctx, request = await self._context(spec, data, context)
                 events: AsyncIterator[StreamEvent] = getattr(

@@ -243,33 +243,56 @@ def check_input_modes(card: AgentCard, message: Message) -> None:
     The accepted set is the card's default input modes plus every skill's; a card that
     declares none accepts anything, and a part without a media type is not checked.
     """
-    declared = _declared(card.default_input_modes, (s.input_modes for s in card.skills))
-    if not declared:
-        return
-    for part in message.parts:
-        if part.media_type and not _accepts(declared, part.media_type):
-            raise ContentTypeNotSupportedError(
-                f"Media type {part.media_type} is not supported; "
-                f"supported input modes: {', '.join(declared)}",
-                metadata={"mediaType": part.media_type},
-            )
+    ContentModes(card).check_input(message)
 
 
 def check_accepted_output_modes(card: AgentCard, accepted: Iterable[str]) -> None:
     """Reject a request whose `acceptedOutputModes` the agent can satisfy with none of its
     output modes (card defaults plus skills). No list, or a card declaring none, passes.
     """
-    wanted = tuple(m for m in accepted if m.strip())
-    declared = _declared(card.default_output_modes, (s.output_modes for s in card.skills))
-    if not wanted or not declared:
-        return
-    if any(_accepts(wanted, mode) for mode in declared):
-        return
-    raise ContentTypeNotSupportedError(
-        f"None of the accepted output modes ({', '.join(wanted)}) is produced by this "
-        f"agent; it produces: {', '.join(declared)}",
-        metadata={"acceptedOutputModes": ",".join(wanted)},
-    )
+    ContentModes(card).check_output(accepted)
+
+
+class ContentModes:
+    """A card's input and output modes (its defaults plus every skill's), worked out once,
+    and the checks a SendMessage takes against them (R-SEND-9, R-SEND-6)."""
+
+    __slots__ = ("inputs", "outputs")
+
+    def __init__(self, card: AgentCard) -> None:
+        self.inputs = _declared(card.default_input_modes, (s.input_modes for s in card.skills))
+        self.outputs = _declared(card.default_output_modes, (s.output_modes for s in card.skills))
+
+    def check(self, request: SendMessageRequest) -> None:
+        """ContentTypeNotSupportedError for a part or an output the agent cannot take."""
+        if self.inputs:
+            self.check_input(request.message)
+        configuration = request.configuration
+        if configuration is not None and configuration.accepted_output_modes and self.outputs:
+            self.check_output(configuration.accepted_output_modes)
+
+    def check_input(self, message: Message) -> None:
+        declared = self.inputs
+        if not declared:
+            return
+        for part in message.parts:
+            if part.media_type and not _accepts(declared, part.media_type):
+                raise ContentTypeNotSupportedError(
+                    f"Media type {part.media_type} is not supported; "
+                    f"supported input modes: {', '.join(declared)}",
+                    metadata={"mediaType": part.media_type},
+                )
+
+    def check_output(self, accepted: Iterable[str]) -> None:
+        wanted = tuple(m for m in accepted if m.strip())
+        declared = self.outputs
+        if not wanted or not declared or any(_accepts(wanted, mode) for mode in declared):
+            return
+        raise ContentTypeNotSupportedError(
+            f"None of the accepted output modes ({', '.join(wanted)}) is produced by this "
+            f"agent; it produces: {', '.join(declared)}",
+            metadata={"acceptedOutputModes": ",".join(wanted)},
+        )
 
 
 def _check_history_length(history_length: int | None, field: str) -> None:

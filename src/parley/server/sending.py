@@ -27,6 +27,7 @@ from parley.server.live import LiveTask
 from parley.server.push_configs import PushConfigOperations
 from parley.server.runner import TaskRunner
 from parley.server.stores.base import Scope
+from parley.wire import limits
 
 
 def not_found(task_id: str) -> TaskNotFoundError:
@@ -39,7 +40,8 @@ class SendOperations(PushConfigOperations):
 
     runner: TaskRunner
     broker: Broker
-    max_parts: int
+    max_parts: int | None
+    content_modes: validation.ContentModes
     _configs_with_task: bool
 
     async def send_message(
@@ -85,7 +87,8 @@ class SendOperations(PushConfigOperations):
             self.runner.release(live)
 
     def _admit_send(self, request: SendMessageRequest) -> None:
-        validation.validate_send(request, max_parts=self.max_parts)
+        validation.validate_send(request, max_parts=self.max_parts or limits.active().max_parts)
+        self.content_modes.check(request)
         self._check_inline_push(request)
 
     @staticmethod

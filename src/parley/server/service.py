@@ -82,7 +82,7 @@ class AgentService(SendOperations):
         push_store: PushConfigStore | None = None,
         broker: Broker | None = None,
         extended_card: AgentCard | ExtendedCard | None = None,
-        max_parts: int = validation.DEFAULT_MAX_PARTS,
+        max_parts: int | None = None,
         namespace: str | None = None,
         security: Security | None = None,
         push: PushSettings | bool | None = None,
@@ -120,6 +120,9 @@ class AgentService(SendOperations):
         self.push_worker = self._push_worker(push)
         self.extended_card = extended_card
         self.max_parts = max_parts
+        self.content_modes = validation.ContentModes(card)
+        """The card's input and output modes: a send whose parts or accepted output modes
+        the agent does not handle is refused (ContentTypeNotSupportedError, R-SEND-9)."""
 
     @property
     def card(self) -> AgentCard:

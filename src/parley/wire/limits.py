@@ -1,7 +1,15 @@
-"""Input limits enforced while parsing: every decoder runs under one of these."""
+"""Input limits enforced while parsing: every decoder runs under one of these.
+
+A binding parses each request under its own `Limits` (`applied`): the decoders read the
+active ones (`active()`), so the parts and nesting bounds a server is configured with hold
+on every binding and in both versions' codecs. Outside a binding, the defaults apply.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 
@@ -11,12 +19,40 @@ class Limits:
 
     `max_value_depth` bounds the nesting of free-form JSON (metadata, data parts,
     extension params); the typed structure around it is bounded by the schema.
+    `max_parts` bounds the parts of a message or an artifact. No string can be longer
+    than the body that carries it (`max_body_bytes`).
     """
 
     max_body_bytes: int = 10 * 1024 * 1024
     max_value_depth: int = 32
     max_parts: int = 1000
-    max_string_bytes: int = 8 * 1024 * 1024
 
 
 DEFAULT_LIMITS = Limits()
+
+_ACTIVE: ContextVar[Limits] = ContextVar("parley_limits", default=DEFAULT_LIMITS)
+
+
+def active() -> Limits:
+    """The limits the request being parsed is under (the defaults outside a binding)."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def applied(limits: Limits) -> Iterator[None]:
+    """Parse under `limits` (a binding, around its decoding of a request)."""
+    if limits is _ACTIVE.get():
+        yield
+        return
+    token = _ACTIVE.set(limits)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def use(limits: Limits) -> None:
+    """Parse the rest of this task's work under `limits` (a gRPC call: each runs in a
+    task of its own, so nothing outlives it)."""
+    if limits is not _ACTIVE.get():
+        _ACTIVE.set(limits)

@@ -17,7 +17,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 from parley.model import JSONObject, JSONValue
 from parley.protocol.errors import InternalError, InvalidParamsError, InvalidRequestError
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 
 Proto = Any
 """A protobuf message (generated classes are untyped)."""
@@ -48,7 +48,7 @@ def value_json(value: Proto, depth: int = 1) -> JSONValue:
     if kind == "struct_value":
         return struct_json(value.struct_value, depth + 1)
     if kind == "list_value":
-        if depth >= DEFAULT_LIMITS.max_value_depth:
+        if depth >= active().max_value_depth:
             raise UnusualShapeError
         return [value_json(item, depth + 1) for item in value.list_value.values]
     if kind == "null_value":
@@ -58,7 +58,7 @@ def value_json(value: Proto, depth: int = 1) -> JSONValue:
 
 def struct_json(struct: Proto, depth: int = 1) -> dict[str, JSONValue]:
     """A `google.protobuf.Struct` as a JSON object (depth-limited like JSON input)."""
-    if depth > DEFAULT_LIMITS.max_value_depth:
+    if depth > active().max_value_depth:
         raise UnusualShapeError
     return {key: value_json(item, depth) for key, item in struct.fields.items()}
 

@@ -16,7 +16,7 @@ from typing import Any, NoReturn, TypeVar
 
 from parley.model import JSONObject, JSONValue
 from parley.protocol.errors import InvalidParamsError, invalid_field
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 
 Obj = dict[str, Any]
 T = TypeVar("T")
@@ -174,7 +174,7 @@ def struct(
 
 def check_depth(value: JSONValue, path: str, max_depth: int | None = None) -> None:
     """Refuse free-form JSON nested deeper than the limit (iterative: no recursion)."""
-    limit = DEFAULT_LIMITS.max_value_depth if max_depth is None else max_depth
+    limit = active().max_value_depth if max_depth is None else max_depth
     stack: list[tuple[JSONValue, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()

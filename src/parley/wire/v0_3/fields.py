@@ -9,14 +9,11 @@ from typing import Any, NoReturn, TypeVar
 
 from parley.model import JSONObject
 from parley.wire import reader
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 from parley.wire.reader import check_depth, fail
 
 T = TypeVar("T")
 Obj = dict[str, Any]
-
-MAX_PARTS = DEFAULT_LIMITS.max_parts
-MAX_DEPTH = DEFAULT_LIMITS.max_value_depth
 
 
 def nested(value: Any, decoder: Callable[[Any], T], name: str) -> T:
@@ -106,9 +103,10 @@ def metadata(value: Any, key: str = "metadata") -> JSONObject:
 def shallow_enough(value: dict[str, Any] | list[Any], depth: int) -> bool:
     """Whether free-form JSON at `depth` nests no deeper than the limit. Recursive, but
     never deeper than the limit (the reader's iterative check is slower; it names errors)."""
+    limit = active().max_value_depth
     for child in value.values() if type(value) is dict else value:
         if (type(child) is dict or type(child) is list) and (
-            depth >= MAX_DEPTH or not shallow_enough(child, depth + 1)
+            depth >= limit or not shallow_enough(child, depth + 1)
         ):
             return False
     return True

@@ -13,7 +13,7 @@ from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.wire.json import JSON
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import (
     Proto,
@@ -198,7 +198,7 @@ def read_message(message: Proto) -> m.Message:
     role = int(message.role)
     if not message.message_id or role not in (1, 2):
         raise UnusualShapeError
-    if not content or len(content) > DEFAULT_LIMITS.max_parts:
+    if not content or len(content) > active().max_parts:
         raise UnusualShapeError
     return m.Message(
         message_id=message.message_id,

@@ -9,9 +9,9 @@ from typing import Any, NoReturn
 
 from parley.model import DataPart, Part, RawPart, TextPart, UrlPart
 from parley.protocol.errors import InternalError, InvalidParamsError
+from parley.wire.limits import active
 from parley.wire.reader import b64decode, b64encode, check_depth, fail
 from parley.wire.v0_3.fields import (
-    MAX_PARTS,
     Obj,
     items,
     json_object,
@@ -113,7 +113,7 @@ def _file_part(d: Obj) -> RawPart | UrlPart:
 
 def decode_parts(value: Any) -> tuple[Part, ...]:
     """At least one part; plain text parts (the common case) are read inline."""
-    if type(value) is not list or not value or len(value) > MAX_PARTS:
+    if type(value) is not list or not value or len(value) > active().max_parts:
         _bad_parts(value)
     out: list[Part] = []
     append = out.append
@@ -136,4 +136,4 @@ def _bad_parts(value: Any) -> NoReturn:
         fail("", "parts", "is required (at least one part)")
     if type(value) is not list:
         fail("", "parts", "expected a list of parts")
-    fail("", "parts", f"more than {MAX_PARTS} parts")
+    fail("", "parts", f"more than {active().max_parts} parts")

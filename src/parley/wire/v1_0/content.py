@@ -21,7 +21,7 @@ from parley.model import (
     UrlPart,
 )
 from parley.protocol.errors import InternalError
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 from parley.wire.reader import (
     Obj,
     b64decode,
@@ -47,8 +47,6 @@ from parley.wire.v1_0.fields import (
     role,
     state,
 )
-
-_MAX_PARTS = DEFAULT_LIMITS.max_parts
 
 # ---------------------------------------------------------------- parts
 
@@ -117,8 +115,8 @@ def decode_parts(value: Any) -> tuple[Part, ...]:
     if type(value) is not list or not value:
         missing = value is None or type(value) is list
         fail("", "parts", "at least one part is required" if missing else "expected a list")
-    if len(value) > _MAX_PARTS:
-        fail("", "parts", f"more than {_MAX_PARTS} parts")
+    if len(value) > active().max_parts:
+        fail("", "parts", f"more than {active().max_parts} parts")
     return listed("parts", decode_part, value)
 
 

@@ -9,7 +9,7 @@ from parley import model as m
 from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import (
     Proto,
@@ -189,7 +189,7 @@ def read_message(message: Proto) -> m.Message:
     role = int(message.role)
     if not message.message_id or role not in (1, 2):
         raise UnusualShapeError
-    if not parts or len(parts) > DEFAULT_LIMITS.max_parts:
+    if not parts or len(parts) > active().max_parts:
         raise UnusualShapeError
     return m.Message(
         message_id=message.message_id,

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from parley.model import DataPart, JSONObject, JSONValue, Part, RawPart, TextPart, UrlPart
 from parley.protocol.errors import InternalError, InvalidParamsError
-from parley.wire.limits import DEFAULT_LIMITS
+from parley.wire.limits import active
 from parley.wire.reader import (
     Obj,
     b64decode,
@@ -21,8 +21,6 @@ from parley.wire.reader import (
     under,
 )
 from parley.wire.v0_3.rest.fields import obj, one_of
-
-MAX_PARTS = DEFAULT_LIMITS.max_parts
 
 _MEMBERS = (("text", None), ("file", None), ("data", None))
 _FILE_MEMBERS = (("fileWithUri", "file_with_uri"), ("fileWithBytes", "file_with_bytes"))
@@ -104,7 +102,7 @@ def decode_parts(d: Obj, key: str) -> tuple[Part, ...]:
     """A list of at least one part (`content` of a message, `parts` of an artifact);
     plain text parts (the common case) are read inline."""
     value = d.get(key)
-    if type(value) is not list or not value or len(value) > MAX_PARTS:
+    if type(value) is not list or not value or len(value) > active().max_parts:
         _bad_parts(value, key)
     out: list[Part] = []
     append = out.append
@@ -126,4 +124,4 @@ def _bad_parts(value: Any, key: str) -> NoReturn:
         fail("", key, "at least one part is required")
     if type(value) is not list:
         fail("", key, "expected a list")
-    fail("", key, f"more than {MAX_PARTS} parts")
+    fail("", key, f"more than {active().max_parts} parts")
