@@ -14,16 +14,13 @@ with `head` entries (a snapshot, or events replayed from a `ReplayWindow`); the 
 builds it in the same synchronous stretch as it reads the window, under the task's
 lock, so the head and the live events that follow have no gap and no overlap.
 
-The broker is behind a small protocol (`Broker`) so a cross-replica implementation
-(`parley.server.redis_bus.RedisBus`) can replace it (DESIGN 7): `publish` is awaited (a
-bus writes the event out; here it is done at once), a subscription may start after a
-cursor (`subscribe(after=...)`, when `replayable` vouches for every event after it), and
-a subscription drops an event whose sequence number is not above the last one it took,
-so no event is seen twice where a head or cursor and what follows overlap. The protocol
-also carries what replicas need of each other: a cancel's stop request (`request_stop`,
-`stops`), the run's execution lease (`claim`, `released`), what a dead replica's task
-is handed to (`recover`) and a follow-up to the replica where its task waits (`waiting`,
-`hand_off`, `takes`); in process they do nothing.
+The broker is behind a protocol (`Broker`) so a cross-replica one (`RedisBus`) can
+replace it (DESIGN 7): `publish` is awaited (done at once here), a subscription may start
+after a cursor (`subscribe(after=...)`, when `replayable` vouches for what follows it)
+and drops an event not numbered above the last it took, so none is seen twice. It also
+carries what replicas need of each other, which in process does nothing: stops
+(`request_stop`, `stops`), leases (`claim`, `released`), a dead replica's tasks
+(`recover`), follow-ups to where their task waits (`waiting`, `hand_off`, `takes`).
 """
 
 from __future__ import annotations
