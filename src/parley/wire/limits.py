@@ -7,9 +7,7 @@ on every binding and in both versions' codecs. Outside a binding, the defaults a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 
@@ -38,17 +36,23 @@ def active() -> Limits:
     return _ACTIVE.get()
 
 
-@contextmanager
-def applied(limits: Limits) -> Iterator[None]:
-    """Parse under `limits` (a binding, around its decoding of a request)."""
-    if limits is _ACTIVE.get():
-        yield
-        return
-    token = _ACTIVE.set(limits)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
+class applied:  # noqa: N801 - used as a function: `with applied(limits):`
+    """Parse under `limits` (a binding, around its handling of a request). A class, not a
+    generator: it is on every request's path."""
+
+    __slots__ = ("_limits", "_token")
+
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
+        self._token: Token[Limits] | None = None
+
+    def __enter__(self) -> None:
+        if self._limits is not _ACTIVE.get():
+            self._token = _ACTIVE.set(self._limits)
+
+    def __exit__(self, *_: object) -> None:
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
 
 
 def use(limits: Limits) -> None:
