@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from typing import Any
 
@@ -36,6 +37,8 @@ from parley.wire.v1_0.json import CODEC
 
 log = logging.getLogger("parley.bus")
 
+_SECRET = re.compile(r"authorization|cookie|key|token|secret|signature", re.IGNORECASE)
+"""Headers not carried to the holder: the caller was authenticated where it landed."""
 ANSWER_WAIT = 30
 """Seconds a follow-up waits for the replica holding its task to take it."""
 
@@ -134,14 +137,15 @@ def _context(ctx: CallContext) -> dict[str, Any]:
     caller = ctx.caller
     try:
         claims = wire_json.loads(wire_json.dumps(dict(caller.claims)))
-    except (TypeError, ValueError):
+    except Exception:
         claims = {}  # not JSON (e.g. an authenticator's own objects): not carried
+    headers = {k: v for k, v in ctx.headers.items() if not _SECRET.search(k)}
     return {
         "caller": [caller.id, sorted(caller.scopes), claims],
         "tenant": ctx.tenant,
         "version": ctx.version.value,
         "extensions": [list(ctx.requested_extensions), list(ctx.activated_extensions)],
-        "headers": dict(ctx.headers),
+        "headers": headers,  # credentials stay where they were checked
     }
 
 
