@@ -246,6 +246,9 @@ def test_parley_serve_sign_card_and_parley_card_verify(tmp_path: Path) -> None:
         bad = card("--verify", str(tmp_path / "other.pem"))
         assert bad.returncode == 5
         assert "parley: signature: no signature of the card verifies" in bad.stderr
+        missing = card("--verify", str(tmp_path / "missing.pem"))
+        assert missing.returncode == 2
+        assert "--verify: No such file or directory" in missing.stderr
     finally:
         server.terminate()
         server.wait(10)

@@ -191,6 +191,8 @@ async def _verified(card: AgentCard, keys: str, http: httpx.AsyncClient) -> bool
         source = answer.json()
     try:
         signature = verify_card(card, source)
+    except OSError as exc:
+        raise UsageError(f"--verify: {exc.strerror or exc}: {keys}") from None
     except CardSignatureError as exc:
         report("signature", str(exc))
         return False

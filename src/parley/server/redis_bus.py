@@ -227,11 +227,15 @@ class RedisBus(EventBroker):
     async def _stop_here(self, key: TaskKey, answer: str) -> None:
         try:
             await self.stops(key)
-        finally:
+        except Exception:
+            log.exception("event bus: the run of %s did not stop cleanly", key[2])
+        try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.rpush(answer, "1")
                 pipe.expire(answer, int(STOP_WAIT) + 5)
                 await pipe.execute()
+        except Exception as exc:  # the canceling replica stops waiting after STOP_WAIT
+            log.warning("event bus: a stop was not confirmed (%s)", exc)
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
