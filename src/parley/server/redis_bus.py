@@ -252,7 +252,13 @@ class RedisBus(EventBroker):
             await self.turns.close()
         for reader in readers:
             reader.cancel()
-        await asyncio.gather(*readers, return_exceptions=True)
+        if readers:  # bounded: a stop never holds up the app's shutdown
+            done, stuck = await asyncio.wait(readers, timeout=STOP_WAIT)
+            for task in done:
+                if not task.cancelled():
+                    task.exception()  # retrieved: it ended as it could
+            for task in stuck:
+                log.warning("event bus: %r did not stop within %s s", task, STOP_WAIT)
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
