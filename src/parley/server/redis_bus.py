@@ -250,15 +250,7 @@ class RedisBus(EventBroker):
             await self.leases.close()
         if self.turns is not None:
             await self.turns.close()
-        for reader in readers:
-            reader.cancel()
-        if readers:  # bounded: a stop never holds up the app's shutdown
-            done, stuck = await asyncio.wait(readers, timeout=STOP_WAIT)
-            for task in done:
-                if not task.cancelled():
-                    task.exception()  # retrieved: it ended as it could
-            for task in stuck:
-                log.warning("event bus: %r did not stop within %s s", task, STOP_WAIT)
+        await _cancelled(readers)
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
@@ -358,6 +350,21 @@ class RedisBus(EventBroker):
     def reader_count(self) -> int:
         """Subscriptions reading the bus (for tests and metrics)."""
         return len(self._readers)
+
+
+async def _cancelled(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel `tasks` and wait for them, `STOP_WAIT` seconds at most: a bus's stop never
+    holds up the app's shutdown (what does not end is logged and left)."""
+    for task in tasks:
+        task.cancel()
+    if not tasks:
+        return
+    done, stuck = await asyncio.wait(tasks, timeout=STOP_WAIT)
+    for task in done:
+        if not task.cancelled():
+            task.exception()  # retrieved: it ended as it could
+    for task in stuck:
+        log.warning("event bus: %r did not stop within %s s", task, STOP_WAIT)
 
 
 def _sequence(entry_id: object) -> int | None:
