@@ -367,19 +367,21 @@ async def sleepers(
         yield services, marks
 
 
+async def reaches(service: AgentService, task_id: str, state: TaskState, tries: int = 500) -> None:
+    """Wait until the store holds the task in `state` (`tries` looks, 10 ms apart)."""
+    scope = service.store_scope(CallContext())
+    for _ in range(tries):
+        stored = await service.store.get(scope, task_id)
+        if stored is not None and stored.task.status.state is state:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"task {task_id} did not reach {state.name}")
+
+
 async def working(service: AgentService) -> Task:
     task = await started(service)
-    scope = service.store_scope(CallContext())
-
-    async def state() -> TaskState | None:
-        stored = await service.store.get(scope, task.id)
-        return None if stored is None else stored.task.status.state
-
-    for _ in range(500):
-        if await state() is TaskState.WORKING:
-            return task
-        await asyncio.sleep(0.01)
-    raise AssertionError("the task did not start working")
+    await reaches(service, task.id, TaskState.WORKING)
+    return task
 
 
 async def leases_of(prefix: str) -> list[bytes]:
@@ -439,17 +441,8 @@ def test_a_resumable_agent_s_task_runs_again_once_on_another_replica(
             task = await working(a)
             a.broker._keeper.cancel()  # type: ignore[attr-defined]  # a dies
             await a.runner.shutdown()
-            scope = c.store_scope(CallContext())
-
-            async def state() -> TaskState | None:
-                stored = await c.store.get(scope, task.id)
-                return None if stored is None else stored.task.status.state
-
-            for _ in range(1500):
-                if await state() is TaskState.COMPLETED:
-                    break
-                await asyncio.sleep(0.01)
-            stored = await c.store.get(scope, task.id)
+            await reaches(c, task.id, TaskState.COMPLETED, tries=1500)
+            stored = await c.store.get(c.store_scope(CallContext()), task.id)
             assert stored is not None
             assert stored.task.status.state is TaskState.COMPLETED
             parts = stored.task.artifacts[0].parts

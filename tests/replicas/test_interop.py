@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from tests.contracts.conftest import require_postgres
 from tests.contracts.support import POSTGRES_URL, create_schema, drop_schema, with_params
 from tests.equivalence.conftest import reserved
 from tests.interop.agent import Probe, build_agent
+from tests.interop.conftest import leaves_nothing_behind
 from tests.interop.live import Live, serving
 from tests.interop.test_sdk_client import (
     gates,
@@ -47,7 +47,8 @@ from tests.interop.test_sdk_client import (
 from tests.replicas.proxy import RoundRobin
 from tests.replicas.test_bus import REDIS
 
-__all__ = [  # collected here, against the replicas
+__all__ = [  # collected here, against the replicas (the leftovers check: on every one)
+    "leaves_nothing_behind",
     "gates",
     "mode",
     "sdk",
@@ -150,13 +151,3 @@ def live() -> Iterator[Live]:
         if keys:
             client.delete(*keys)
         client.close()
-
-
-@pytest.fixture(autouse=True)
-def leaves_nothing_behind(live: Live) -> Iterator[None]:
-    """After every test no replica holds a task, subscriber or agent function."""
-    yield
-    deadline = time.monotonic() + 5
-    while live.leftovers() != (0, 0, 0):
-        assert time.monotonic() < deadline, f"left behind: {live.leftovers()}"
-        time.sleep(0.01)

@@ -23,7 +23,7 @@ from parley.server.context import CallContext
 from parley.server.redis_bus import RedisBus
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
-from tests.replicas.test_bus import REDIS, describe, prefix, serving, until
+from tests.replicas.test_bus import REDIS, describe, prefix, reaches, serving, until
 from tests.server.support import run, send
 
 __all__ = ["prefix"]  # fixture: a bus prefix, cleaned
@@ -140,17 +140,8 @@ def test_a_non_blocking_reply_elsewhere_answers_with_the_task_as_the_message_lef
             assert isinstance(result, Task)
             assert result.status.state is TaskState.INPUT_REQUIRED
             assert getattr(result.history[-1].parts[0], "text", "") == "short"
-            scope = b.store_scope(CallContext())
-
-            async def finished() -> bool:
-                stored = await b.store.get(scope, asked.id)
-                return stored is not None and stored.task.status.state is TaskState.COMPLETED
-
-            for _ in range(500):
-                if await finished():
-                    break
-                await asyncio.sleep(0.01)
-            stored = await b.store.get(scope, asked.id)
+            await reaches(b, asked.id, TaskState.COMPLETED)
+            stored = await b.store.get(b.store_scope(CallContext()), asked.id)
             assert stored is not None
             assert answer(stored.task) == "hello short"
             assert marks.starts == {asked.id: 1}

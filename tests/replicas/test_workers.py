@@ -36,6 +36,15 @@ def _serve(store: str, bus: str | None, port: int, workers: int) -> list[str]:
     return [*command, "--bus", bus] if bus else command
 
 
+def _until_serving(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    """Until two workers run and the card answers (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while len(_children(server.pid)) < 2 or not _ready(url):
+        assert server.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.1)
+
+
 def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path, bus: str) -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -43,11 +52,8 @@ def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path, bus: 
     log = (tmp_path / "workers.log").open("ab")
     server = subprocess.Popen(_serve(store, bus, port, 2), cwd=ROOT, stderr=log)
     try:
+        _until_serving(server, url, tmp_path / "workers.log")
         deadline = time.monotonic() + 30
-        while len(_children(server.pid)) < 2 or not _ready(url):
-            assert server.poll() is None, (tmp_path / "workers.log").read_text()
-            assert time.monotonic() < deadline, "the workers did not start"
-            time.sleep(0.1)
         first = _children(server.pid)
         for _ in range(10):
             assert (
@@ -107,11 +113,7 @@ def test_workers_serve_grpc_on_one_port(tmp_path: Path, bus: str) -> None:
         return states
 
     try:
-        deadline = time.monotonic() + 30
-        while len(_children(server.pid)) < 2 or not _ready(url):
-            assert server.poll() is None, (tmp_path / "workers.log").read_text()
-            assert time.monotonic() < deadline, "the workers did not start"
-            time.sleep(0.1)
+        _until_serving(server, url, tmp_path / "workers.log")
         states = asyncio.run(calls())
         assert states == ["COMPLETED"] * len(states)
         assert served() == _children(server.pid), "every worker served gRPC calls"

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import json
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -182,7 +180,11 @@ async def _card(arguments: argparse.Namespace, output: Output) -> int:
 
 async def _verified(card: AgentCard, keys: str, http: httpx.AsyncClient) -> bool:
     """Whether a signature of the card verifies with `keys` (reported on stderr)."""
-    from parley.wire.card_signatures import CardSignatureError, verify_card  # noqa: PLC0415
+    from parley.wire.card_signatures import (  # noqa: PLC0415 - the auth extra
+        CardSignatureError,
+        protected_header,
+        verify_card,
+    )
 
     source: object = keys
     if keys.startswith(("https://", "http://")):
@@ -196,7 +198,7 @@ async def _verified(card: AgentCard, keys: str, http: httpx.AsyncClient) -> bool
     except CardSignatureError as exc:
         report("signature", str(exc))
         return False
-    header = json.loads(base64.urlsafe_b64decode(signature.protected + "=="))
+    header = protected_header(signature)
     sys.stderr.write(f"signature verified: kid {header.get('kid')}, {header.get('alg')}\n")
     return True
 

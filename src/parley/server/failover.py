@@ -6,8 +6,11 @@ run the agent again on it here."""
 
 from __future__ import annotations
 
+from parley.model import Message, Role, Task, TextPart
 from parley.protocol import folding, lifecycle
 from parley.server.broker import Broker, TaskKey
+from parley.server.context import CallContext
+from parley.server.execution import RequestContext
 from parley.server.runner import TaskRunner
 
 REPLICA_LOST = "The replica running this task stopped"
@@ -26,8 +29,19 @@ async def recover(runner: TaskRunner, broker: Broker, key: TaskKey) -> None:
         if stored is None or stored.task.status.state not in lifecycle.ACTIVE:
             return
         if getattr(runner.executor, "resumable", False):
-            await runner.rerun(live)
+            await broker.claim(key)  # the rerun holds a lease of its own
+            live.settled.clear()
+            runner.start_run(live, _again(stored.task))
         else:
             await runner.emit(live, folding.failure(stored.task, REPLICA_LOST, runner.ids()))
     finally:
         runner.release(live)
+
+
+def _again(task: Task) -> RequestContext:
+    """The run again of a task: its last user message, the task as stored, and no caller
+    (who sent the message is not stored with the task)."""
+    message = next((m for m in reversed(task.history) if m.role is Role.USER), None)
+    if message is None:
+        message = Message(message_id="", role=Role.USER, parts=(TextPart(text=""),))
+    return RequestContext(message, task.id, task.context_id, CallContext(), task)

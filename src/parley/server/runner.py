@@ -171,21 +171,11 @@ class TaskRunner:
             configuration=request.configuration,
             metadata=dict(request.metadata) if request.metadata else None,
         )
-        self._start_run(live, context)
+        self.start_run(live, context)
 
-    async def rerun(self, live: LiveTask) -> None:
-        """Run the agent again on the task's last user message, recording nothing anew
-        (its replica died: `failover`, for a resumable executor). The caller holds `live`,
-        loaded; the run has no caller (who sent the message is not stored)."""
-        task = live.task
-        assert task is not None
-        message = next((m for m in reversed(task.history) if m.role is Role.USER), _EMPTY)
-        await self.broker.claim(live.key)
-        live.settled.clear()
-        context = RequestContext(message, task.id, task.context_id, CallContext(), task)
-        self._start_run(live, context)
-
-    def _start_run(self, live: LiveTask, context: RequestContext) -> None:
+    def start_run(self, live: LiveTask, context: RequestContext) -> None:
+        """Run the agent on `context` (the caller holds `live`, its lease claimed): what
+        `begin` does once the message is recorded, and a failover's rerun."""
         live.users += 1  # the run holds the live task until it ends
         run = asyncio.get_running_loop().create_task(self._run(live, context))
         run.add_done_callback(lambda finished: self._after_run(live, finished))

@@ -46,6 +46,18 @@ def canonical(card: AgentCard) -> bytes:
     return rfc8785.dumps(encode_card(replace(card, signatures=())))
 
 
+def protected_header(signature: AgentCardSignature) -> dict[str, Any]:
+    """A signature's protected header (`alg`, `kid`, ...); CardSignatureError if it is not
+    a base64url JSON object."""
+    try:
+        header = json.loads(_unb64(signature.protected))
+    except ValueError:
+        header = None
+    if not isinstance(header, dict):
+        raise CardSignatureError("a protected header that is not a JSON object")
+    return header
+
+
 @contextmanager
 def _quiet() -> Iterator[None]:
     """joserfc warns that `EdDSA` is superseded by `Ed25519` (RFC 9864); cards use the
@@ -185,11 +197,11 @@ def verify_card(
     reasons: list[str] = []
     for signature in card.signatures:
         try:
-            header = json.loads(_unb64(signature.protected))
-        except ValueError:
-            reasons.append("a protected header that is not JSON")
+            header = protected_header(signature)
+        except CardSignatureError as exc:
+            reasons.append(str(exc))
             continue
-        algorithm = header.get("alg") if isinstance(header, dict) else None
+        algorithm = header.get("alg")
         if not isinstance(algorithm, str) or algorithm not in algorithms or algorithm == "none":
             reasons.append(f"algorithm {algorithm!r} not allowed")
             continue
@@ -214,5 +226,6 @@ __all__ = [
     "canonical",
     "load_keys",
     "load_private_key",
+    "protected_header",
     "verify_card",
 ]
