@@ -16,6 +16,7 @@ from parley.asgi.mount import mount_agents
 from parley.cli.config import add_config_option, apply_config
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
+from parley.cli.logs import configure_logging, log_config
 from parley.cli.push import add_push_options, push_settings
 from parley.cli.replicas import add_bus_option, event_bus, listen_options, run_workers
 from parley.cli.security import add_security_options, card_signer, jwt_requested, security_from
@@ -191,6 +192,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         raise SystemExit(
             "parley serve needs the server extra: pip install 'parley-a2a[server]'"
         ) from None
+    configure_logging(arguments)  # secrets redacted in every log record
     tls = tls_from(arguments)
     scheme = "https" if tls else "http"
     url = arguments.url or f"{scheme}://{arguments.host}:{arguments.port}"
@@ -237,6 +239,7 @@ def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[
     return {
         **listen_options(arguments),
         "log_level": arguments.log_level,
+        "log_config": log_config(arguments),
         "timeout_graceful_shutdown": 10,
         **uvicorn_options(tls),
     }
