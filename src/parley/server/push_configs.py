@@ -24,6 +24,7 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation, require_capability
 from parley.server.context import CallContext
 from parley.server.push import signing
+from parley.server.push.credentials import CredentialsKeys
 from parley.server.push.ssrf import NO_ALLOW, Allow, UnsafeUrlError, check_url
 from parley.server.stores.base import PushConfigStore, Scope, StoredTask
 
@@ -59,6 +60,8 @@ class PushConfigOperations:
     _prefix: str
     push_store: PushConfigStore
     push_allow: Allow = NO_ALLOW
+    push_credentials: CredentialsKeys | None = None
+    """What stored credentials and tokens are encrypted with (None: stored as given)."""
 
     def store_scope(self, ctx: CallContext) -> Scope:
         raise NotImplementedError
@@ -79,16 +82,21 @@ class PushConfigOperations:
             "configuration.taskPushNotificationConfig.url",
         )
 
-    @staticmethod
     def _inline_push(
-        ctx: CallContext, request: SendMessageRequest, task_id: str
+        self, ctx: CallContext, request: SendMessageRequest, task_id: str
     ) -> tuple[TaskPushNotificationConfig, Version]:
         """A SendMessage's config, to set before its task runs (so it hears every event):
-        with the new task as it is created, or before a follow-up."""
+        with the new task as it is created, or before a follow-up; sealed for storing."""
         assert request.configuration is not None
         config = request.configuration.push_notification_config
         assert config is not None
-        return replace(config, task_id=task_id, id=config.id or task_id), ctx.version
+        config = replace(config, task_id=task_id, id=config.id or task_id)
+        return self._sealed(config), ctx.version
+
+    def _sealed(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
+        """The config as stored: its credentials and token encrypted, with a key."""
+        keys = self.push_credentials
+        return config if keys is None else keys.seal(config)
 
     async def create_task_push_notification_config(
         self, ctx: CallContext, request: TaskPushNotificationConfig
@@ -99,7 +107,7 @@ class PushConfigOperations:
         scope = self.store_scope(ctx)
         await self._stored(scope, request.task_id)
         config = replace(request, id=request.id or request.task_id, tenant=ctx.tenant)
-        await self.push_store.put(scope, config, protocol=ctx.version)
+        await self.push_store.put(scope, self._sealed(config), protocol=ctx.version)
         return config  # the caller's own input: get and list are what never show secrets
 
     async def get_task_push_notification_config(

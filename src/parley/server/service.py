@@ -140,6 +140,7 @@ class AgentService(SendOperations):
             raise ValueError("push delivery needs a push-config store with an outbox")
         settings = push if isinstance(push, PushSettings) else PushSettings()
         self.push_allow = settings.allow
+        self.push_credentials = settings.credentials
         worker = DeliveryWorker(outbox, self.store, settings)
         if hasattr(self.store, "recorded"):
             self.store.recorded = worker.wake

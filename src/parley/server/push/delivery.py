@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from parley import __version__
 from parley.protocol.negotiation import Version
 from parley.server.push import signing
+from parley.server.push.credentials import CredentialsKeyError, CredentialsKeys, unsealed
 from parley.server.push.outbox import Delivery, Outbox
 from parley.server.push.sender import SendError, WebhookClient, send_pinned
 from parley.server.push.ssrf import (
@@ -86,6 +87,9 @@ class PushSettings:
     poll: float = 1.0
     read_limit: int = 1024
     """Bytes of an answer's body read (for the reason of a failure), at most."""
+    credentials: CredentialsKeys | None = None
+    """The keys push configs' credentials and tokens are encrypted with at rest
+    (`--push-credentials-key`); None: stored as given."""
 
 
 def _now_us() -> int:
@@ -252,8 +256,12 @@ class DeliveryWorker:
 
     async def _send(self, delivery: Delivery) -> tuple[str, str]:
         """(verdict, reason): delivered, gone, client (a 4xx), retry or dead."""
-        config = delivery.config
-        assert config is not None
+        assert delivery.config is not None
+        try:
+            config = unsealed(delivery.config, self.settings.credentials)
+        except CredentialsKeyError as exc:  # retried: the right key may be given meanwhile
+            log.error("push %s: %s", delivery.notification_id, exc)
+            return "retry", str(exc)
         assert self._client is not None
         timeout = self.settings.timeout
         deadline = asyncio.get_running_loop().time() + timeout  # resolving is part of it
