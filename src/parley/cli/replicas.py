@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 
 from parley.server.redis_bus import RedisBus
+from parley.server.stores.urls import describe
 
 log = logging.getLogger("parley")
 
@@ -42,7 +43,8 @@ def event_bus(url: str | None, store: str) -> RedisBus | None:
     if url is None:
         return None
     if not url.lower().startswith(("redis://", "rediss://", "unix://")):
-        raise SystemExit(f"parley serve: --bus: expected redis://host:port/db, got {url!r}")
+        shown = describe(url)  # never its password
+        raise SystemExit(f"parley serve: --bus: expected redis://host:port/db, got {shown!r}")
     if store.strip() in ("memory", "memory://"):
         raise SystemExit(
             "parley serve: --bus needs a store the replicas share (postgresql://... or "

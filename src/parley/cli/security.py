@@ -188,7 +188,9 @@ def parse_api_keys(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, principal = pair.strip().rpartition(":")
         if not sep or not key or not principal:
-            raise SystemExit(f"parley serve: --api-key: expected KEY:PRINCIPAL, got {pair!r}")
+            raise SystemExit(  # never the value: it may be a key without its principal
+                "parley serve: --api-key: expected KEY:PRINCIPAL (a key, a colon, a principal)"
+            )
         keys[key] = principal
     return keys
 

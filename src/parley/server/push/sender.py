@@ -124,8 +124,8 @@ class WebhookClient:
         fields.append(("Content-Length", str(len(content))))
         try:
             request = h11.Request(method=method, target=target.path, headers=fields)
-        except h11.LocalProtocolError as exc:
-            raise SendError(f"a malformed request: {exc}") from exc
+        except h11.LocalProtocolError as exc:  # its text may quote a header's value
+            raise SendError("a malformed request: a header or the target is not valid") from exc
         if deadline is None:
             deadline = asyncio.get_running_loop().time() + self.timeout
         ask = _Ask(request, content, read, deadline)
