@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from parley.asgi import build_app
 from parley.asgi.mount import mount_agents
 from parley.cli.config import add_config_option, apply_config
+from parley.cli.connections import add_connection_options, connection_limits, connection_options
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
 from parley.cli.logs import configure_logging, log_config
@@ -103,6 +104,7 @@ def add_serve_command(commands: Any) -> None:
     add_push_options(serve)
     add_bus_option(serve)
     add_tls_options(serve)
+    add_connection_options(serve)
     add_config_option(serve)
     serve.set_defaults(run=run_serve)
     _PARSERS.append(serve)
@@ -235,13 +237,17 @@ def run_serve(arguments: argparse.Namespace) -> int:
 
 
 def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[str, Any]:
-    """uvicorn's options: where to listen, the log level, the graceful stop, TLS."""
+    """uvicorn's options: where to listen, the log level, the graceful stop, TLS, and the
+    HTTP protocol guarded by the connection limits."""
+    tls_options = uvicorn_options(tls)
+    guard = connection_options(connection_limits(arguments), tls_options.get("http"))
     return {
         **listen_options(arguments),
         "log_level": arguments.log_level,
         "log_config": log_config(arguments),
         "timeout_graceful_shutdown": 10,
-        **uvicorn_options(tls),
+        **tls_options,
+        **guard,
     }
 
 
