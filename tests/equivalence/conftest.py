@@ -10,6 +10,7 @@ import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import uvicorn
@@ -98,15 +99,17 @@ async def http_serving(
 
 @asynccontextmanager
 async def all_bindings(
-    probe: Probe, limits: Limits = DEFAULT_LIMITS
+    probe: Probe, limits: Limits = DEFAULT_LIMITS, **options: Any
 ) -> AsyncIterator[tuple[str, AgentService]]:
-    """A service of the client agent over HTTP and gRPC (both under `limits`)."""
+    """A service of the client agent over HTTP and gRPC (both under `limits`); `options`
+    go to the AgentService (e.g. `security`, `quotas`)."""
     sock = reserved()
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     grpc_server_port = free_port()
     card = all_bindings_card(url, f"127.0.0.1:{grpc_server_port}")
     extended = replace(card, name=EXTENDED_NAME)
-    service = AgentService(build_client_agent(probe).executor(), card, extended_card=extended)
+    agent = build_client_agent(probe).executor()
+    service = AgentService(agent, card, extended_card=extended, **options)
     async with (
         http_serving(service, sock, limits),
         GrpcServer(service, port=grpc_server_port, limits=limits),

@@ -36,8 +36,10 @@ def test_every_error_class_is_in_the_table() -> None:
     for cls in e.ALL_ERRORS:
         row = table.ERROR_TABLE[cls]
         # JSON-RPC reserves -32768..-32000; the credential errors use the Go SDK's
-        # application codes (REFERENCE §6.3 leaves them to the implementation)
-        assert -32768 <= row.jsonrpc_code <= -32000 or row.jsonrpc_code in (-31401, -31403)
+        # application codes (REFERENCE §6.3 leaves them to the implementation), and a rate
+        # limit the code of its HTTP status beside them
+        application = (-31401, -31403, -31429)
+        assert -32768 <= row.jsonrpc_code <= -32000 or row.jsonrpc_code in application
         assert 400 <= row.http_status < 600
         assert 400 <= row.http_status_v03 < 600
         assert row.grpc_status.isupper()

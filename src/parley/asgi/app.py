@@ -19,6 +19,7 @@ from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
+from parley.server.quotas import rate_limiter_of
 from parley.wire import jsonrpc
 from parley.wire.errors import rest_error
 from parley.wire.limits import DEFAULT_LIMITS, Limits
@@ -167,7 +168,12 @@ def build_app(
     if card_mode not in get_args(CardMode):
         raise ValueError(f"card_mode must be one of {get_args(CardMode)}")
     settings = Settings(
-        handler, limits, authenticator_of(handler, authenticator), keepalive_seconds, served
+        handler,
+        limits,
+        authenticator_of(handler, authenticator),
+        keepalive_seconds,
+        served,
+        rate_limiter_of(handler),
     )
     hosts = allowed_host_names(allowed_hosts)
     return A2AApp(settings, jsonrpc_path, Cards(handler.card, card_mode), hosts)

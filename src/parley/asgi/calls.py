@@ -16,6 +16,7 @@ from parley.protocol.errors import (
     A2AError,
     InternalError,
     PermissionDeniedError,
+    RateLimitedError,
     UnauthenticatedError,
     VersionNotSupportedError,
 )
@@ -26,7 +27,7 @@ from parley.protocol.negotiation import (
     parse_extensions,
     parse_version,
 )
-from parley.protocol.operations import OperationSpec
+from parley.protocol.operations import Operation, OperationSpec
 from parley.protocol.validation import check_ids
 from parley.server.auth.certificates import tls_client_certificate
 from parley.server.context import (
@@ -38,6 +39,8 @@ from parley.server.context import (
     Caller,
 )
 from parley.server.handler import RequestHandler
+from parley.server.quotas import Allowance, RateLimiter
+from parley.wire.errors import spec_of
 from parley.wire.limits import Limits
 
 logger = logging.getLogger("parley.asgi")
@@ -56,6 +59,7 @@ class Settings:
     authenticator: Authenticator
     keepalive_seconds: float
     served: tuple[Version, ...]
+    rate_limiter: RateLimiter | None = None
 
 
 def to_a2a_error(exc: BaseException, where: str) -> A2AError:
@@ -114,43 +118,74 @@ async def authenticate(settings: Settings, exchange: Exchange) -> Caller:
     than by refusing is an InternalError."""
     if settings.authenticator is ANONYMOUS_AUTHENTICATOR:  # no security: nothing to read
         return ANONYMOUS_CALLER
-    scope, request = exchange.scope, exchange.request
-    client = scope.get("client")
+    request = exchange.request
     auth = AuthRequest(
         transport="http",
         method=request.method,
         path=request.path,
         headers=request.headers,
         query=request.query,
-        peer_certificate=tls_client_certificate(scope),
-        client=f"{client[0]}:{client[1]}" if client else None,
+        peer_certificate=tls_client_certificate(exchange.scope),
+        client=request.client,
     )
     try:
         return await settings.authenticator.authenticate(auth)
-    except (UnauthenticatedError, PermissionDeniedError):
+    except UnauthenticatedError:
+        if settings.rate_limiter is not None:  # guessing credentials is rate-limited too
+            await settings.rate_limiter.refused(request.client)
+        raise
+    except PermissionDeniedError:
         raise
     except Exception as exc:
         raise to_a2a_error(exc, "the authenticator") from None
 
 
 def error_headers(error: A2AError) -> list[tuple[str, str]]:
-    """`WWW-Authenticate` with the accepted schemes' challenges on a 401 (RFC 9110 §11.6.1)."""
+    """`WWW-Authenticate` with the accepted schemes' challenges on a 401 (RFC 9110 §11.6.1);
+    `Retry-After` (RFC 9110 §10.2.3) and the exhausted limit's `X-RateLimit-*` on a 429."""
     if isinstance(error, UnauthenticatedError) and error.challenges:
         return [("WWW-Authenticate", ", ".join(error.challenges))]
+    if isinstance(error, RateLimitedError):
+        headers = [] if error.retry_after is None else [("Retry-After", str(error.retry_after))]
+        if error.limit is not None and error.reset is not None:
+            headers.extend(quota_headers(Allowance(error.limit, 0, error.reset)))
+        return headers
     return []
+
+
+def quota_headers(allowance: Allowance) -> list[tuple[str, str]]:
+    """The caller's rate limit: requests per window, left in it, and its end (Unix time)."""
+    return [
+        ("X-RateLimit-Limit", str(allowance.limit)),
+        ("X-RateLimit-Remaining", str(allowance.remaining)),
+        ("X-RateLimit-Reset", str(allowance.reset)),
+    ]
+
+
+def jsonrpc_status(error: A2AError) -> int:
+    """A JSON-RPC error's HTTP status: 200, but for a call refused before it became one
+    (401 / 403 for credentials, 429 for a rate limit: REFERENCE §6.3, RFC 6585)."""
+    if isinstance(error, UnauthenticatedError | PermissionDeniedError | RateLimitedError):
+        return spec_of(error).http_status
+    return 200
 
 
 async def call_context(
     settings: Settings,
     request: Request,
     version: Version,
+    operation: Operation,
     decode: Callable[[], Model],
+    *,
     caller: Caller,
 ) -> tuple[CallContext, Model]:
-    """Negotiate extensions, decode the request, check its ids (`check_ids`: the same
-    bound for every store) and build the call's context, whose tenant is the decoded
-    request's. Activated extensions: requested and declared by the card (R-EXT-3); a
-    declared `required` one not requested raises ExtensionSupportRequiredError (R-CAP-2)."""
+    """Count the call against the caller's rate limits (`parley.server.quotas`), negotiate
+    extensions, decode the request, check its ids (`check_ids`: the same bound for every
+    store) and build the call's context, whose tenant is the decoded request's. Activated
+    extensions: requested and declared by the card (R-EXT-3); a declared `required` one not
+    requested raises ExtensionSupportRequiredError (R-CAP-2)."""
+    limiter = settings.rate_limiter
+    quota = None if limiter is None else await limiter.admit(caller, request.client, operation)
     requested = requested_extensions(request)
     activated = activate_extensions(settings.handler.card.capabilities.extensions, requested)
     model_request = decode()
@@ -163,15 +198,21 @@ async def call_context(
         activated_extensions=activated,
         headers=request.headers,
         resume_after=resume_point(request),
+        client=request.client,
+        quota=quota,
     )
     return ctx, model_request
 
 
 def echo_headers(ctx: CallContext) -> list[tuple[str, str]]:
-    """The activated extensions, echoed under the version's header name (REFERENCE §1.4)."""
-    if not ctx.activated_extensions:
-        return []
-    return [(EXTENSIONS_HEADERS[ctx.version], ", ".join(ctx.activated_extensions))]
+    """The activated extensions, echoed under the version's header name (REFERENCE §1.4),
+    and what is left of the caller's rate limit."""
+    headers = []
+    if ctx.activated_extensions:
+        headers.append((EXTENSIONS_HEADERS[ctx.version], ", ".join(ctx.activated_extensions)))
+    if ctx.quota is not None:
+        headers.extend(quota_headers(ctx.quota))
+    return headers
 
 
 async def call_unary(

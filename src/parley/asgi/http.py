@@ -33,13 +33,15 @@ class Request:
 
     `path` is the raw (still percent-encoded) path without the app's `root_path`, so a
     `%2F` inside an id stays inside its segment; `headers` have lower-case names, repeated
-    ones joined with `, ` (RFC 9110 §5.3); `query` keeps repeated keys, in order.
+    ones joined with `, ` (RFC 9110 §5.3); `query` keeps repeated keys, in order;
+    `client` is the peer as `host:port`, when the server tells it.
     """
 
     method: str
     path: str
     headers: Mapping[str, str]
     query: tuple[tuple[str, str], ...]
+    client: str | None = None
 
     @classmethod
     def from_scope(cls, scope: Scope) -> Request:
@@ -54,7 +56,9 @@ class Request:
             encoding="utf-8",
             errors="replace",
         )
-        return cls(scope["method"], _raw_path(scope), headers, tuple(query))
+        peer = scope.get("client")
+        client = f"{peer[0]}:{peer[1]}" if peer else None
+        return cls(scope["method"], _raw_path(scope), headers, tuple(query), client)
 
     def parameter(self, name: str) -> str | None:
         """A service parameter: the header, else the query parameter of that name."""

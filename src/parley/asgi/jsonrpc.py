@@ -15,6 +15,7 @@ from parley.asgi.calls import (
     call_unary,
     echo_headers,
     error_headers,
+    jsonrpc_status,
     open_stream,
     require_version,
 )
@@ -23,15 +24,12 @@ from parley.model import StreamEvent
 from parley.protocol.errors import (
     A2AError,
     MethodNotFoundError,
-    PermissionDeniedError,
-    UnauthenticatedError,
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
 from parley.server.context import Caller
 from parley.wire import codecs, jsonrpc, sse
 from parley.wire.codecs import JSONRPC
-from parley.wire.errors import spec_of
 from parley.wire.json import dumps, loads
 from parley.wire.limits import applied
 
@@ -47,21 +45,21 @@ class _Reply:
 async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
     """Answer one POST. Every JSON-RPC response is HTTP 200 with `application/json`
     but a refused caller's (401 with `WWW-Authenticate`, or 403: REFERENCE §6.3, before
-    the body is read); a notification (no `id`) is not executed and gets an empty 204."""
+    the body is read), or a rate-limited one's (429 with `Retry-After`); a notification (no
+    `id`) is not executed and gets an empty 204."""
     reply = _Reply(None, answer_version(exchange.request, settings.served))
     try:
         caller = await authenticate(settings, exchange)
     except A2AError as err:
-        refused = isinstance(err, UnauthenticatedError | PermissionDeniedError)
-        status = spec_of(err).http_status if refused else 200
         body = jsonrpc.failure(None, err, reply.version)
-        await exchange.respond_json(status, body, error_headers(err))
+        await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
         return
     try:
         with applied(settings.limits):
             await _serve(settings, exchange, reply, caller)
     except A2AError as err:
-        await exchange.respond_json(200, jsonrpc.failure(reply.id, err, reply.version))
+        body = jsonrpc.failure(reply.id, err, reply.version)
+        await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
 
 
 async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: Caller) -> None:
@@ -86,8 +84,9 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         settings,
         exchange.request,
         version,
+        operation,
         lambda: codec.decode_request(operation, params),
-        caller,
+        caller=caller,
     )
     if not spec.streaming:
         result = await call_unary(settings.handler, spec, ctx, request)

@@ -196,7 +196,12 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
     codec = REST[version]
     payload = await _payload(settings, exchange, parameters)
     ctx, model_request = await call_context(
-        settings, request, version, lambda: codec.decode_request(spec.operation, payload), caller
+        settings,
+        request,
+        version,
+        spec.operation,
+        lambda: codec.decode_request(spec.operation, payload),
+        caller=caller,
     )
     if not spec.streaming:
         result = await call_unary(settings.handler, spec, ctx, model_request)

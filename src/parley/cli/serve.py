@@ -19,6 +19,7 @@ from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
 from parley.cli.logs import configure_logging, log_config
 from parley.cli.push import add_push_options, push_settings
+from parley.cli.quotas import add_quota_options, quotas_from
 from parley.cli.replicas import add_bus_option, event_bus, listen_options, run_workers
 from parley.cli.security import add_security_options, card_signer, jwt_requested, security_from
 from parley.cli.targets import load_target, named_targets
@@ -34,6 +35,7 @@ from parley.model import AgentCard
 from parley.server.agent import Agent
 from parley.server.auth import Security
 from parley.server.push.delivery import PushSettings
+from parley.server.quotas import DEFAULT_QUOTAS, Quotas
 from parley.server.service import AgentService
 from parley.server.stores import DEFAULT_STORE, describe, open_store
 
@@ -102,6 +104,7 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--log-level", default="info", help="log level (default info)")
     add_security_options(serve)
     add_push_options(serve)
+    add_quota_options(serve)
     add_bus_option(serve)
     add_tls_options(serve)
     add_connection_options(serve)
@@ -121,6 +124,7 @@ def make_handler(
     push: PushSettings | bool | None = None,
     bus: str | None = None,
     sign_card: Callable[[AgentCard], AgentCard] | None = None,
+    quotas: Quotas = DEFAULT_QUOTAS,
 ) -> Any:
     """An AgentService for an Agent (its tasks in `store`, a store URL, under `namespace`
     (default: the agent's name); its card with the gRPC interfaces at `grpc_address`, if
@@ -146,8 +150,9 @@ def make_handler(
             push=push,
             broker=event_bus(bus, store),
             sign_card=sign_card,
+            quotas=quotas,
         )
-    except ValueError as exc:
+    except (ValueError, ImportError) as exc:
         raise SystemExit(f"parley serve: {exc}") from None
 
 
@@ -167,11 +172,13 @@ def make_app(
     push: PushSettings | bool | None = None,
     bus: str | None = None,
     sign_card: Callable[[AgentCard], AgentCard] | None = None,
+    quotas: Quotas = DEFAULT_QUOTAS,
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
     any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
     where: dict[str, Any] = {"namespace": namespace, "push": push, "bus": bus}
     where["sign_card"] = sign_card
+    where["quotas"] = quotas
     target = make_handler(target, url, store=store, security=security, **where)
     if is_handler(target):
         return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
@@ -230,6 +237,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         push=push_settings(arguments),
         bus=arguments.bus,
         sign_card=card_signer(arguments),
+        quotas=quotas_from(arguments),
     )
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
@@ -293,6 +301,7 @@ def _serve_many(
             push=push_settings(arguments),
             bus=arguments.bus,
             sign_card=card_signer(arguments),
+            quotas=quotas_from(arguments),
         )
         apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
         log.info("serving %s at %s/%s", spec, url, name)
@@ -326,6 +335,7 @@ def _serve_with_grpc(
         "push": push_settings(arguments),
         "bus": arguments.bus,
         "sign_card": card_signer(arguments),
+        "quotas": quotas_from(arguments),
     }
     handler = make_handler(target, url, store=store, security=security, **where)
     if not is_handler(handler):

@@ -7,14 +7,16 @@ metadata) and, when fields are named, a `google.rpc.BadRequest`.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import grpc
 from google.protobuf import any_pb2, json_format
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from parley.protocol.errors import A2AError, InternalError
+from parley.protocol.errors import A2AError, InternalError, RateLimitedError
 from parley.protocol.negotiation import Version
+from parley.server.quotas import Allowance, quota_metadata
 from parley.wire.errors import grpc_status
 
 logger = logging.getLogger("parley.grpc")
@@ -42,4 +44,18 @@ def status_of(error: A2AError, version: Version) -> grpc.Status:
         json_format.ParseDict(detail, packed)
         status.details.append(packed)
     result: grpc.Status = rpc_status.to_status(status)
+    if isinstance(error, RateLimitedError):  # the HTTP bindings' headers, as trailers
+        extra = [] if error.retry_after is None else [("retry-after", str(error.retry_after))]
+        if error.limit is not None and error.reset is not None:
+            extra.extend(quota_metadata(Allowance(error.limit, 0, error.reset)))
+        result = _Status(result.code, result.details, (*result.trailing_metadata, *extra))
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Status(grpc.Status):
+    """A status with trailing metadata beside its details (grpc.Status is an interface)."""
+
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]

@@ -14,6 +14,7 @@ from parley.grpc.servicer import A2AServicer, Settings
 from parley.protocol.negotiation import Version
 from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
+from parley.server.quotas import rate_limiter_of
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 
 
@@ -44,7 +45,8 @@ class GrpcServer:
         self.grace_seconds = grace_seconds
         self.credentials = credentials
         served = tuple(dict.fromkeys(served_versions))
-        settings = Settings(handler, authenticator_of(handler, authenticator), served, limits)
+        authenticator = authenticator_of(handler, authenticator)
+        settings = Settings(handler, authenticator, served, limits, rate_limiter_of(handler))
         self.servicers = [A2AServicer(settings, v) for v in served]
         self._options = [
             ("grpc.max_receive_message_length", limits.max_body_bytes),

@@ -45,6 +45,7 @@ from parley.server.context import (
     Caller,
 )
 from parley.server.handler import RequestHandler
+from parley.server.quotas import RateLimiter, quota_metadata
 from parley.wire.codecs import GRPC
 from parley.wire.limits import DEFAULT_LIMITS, Limits, use
 from parley.wire.protobuf import Proto, parse
@@ -64,6 +65,8 @@ class Settings:
     """The versions the server serves, in its order (named in VersionNotSupported errors)."""
     limits: Limits = DEFAULT_LIMITS
     """What each call's request is parsed under (`parley.wire.limits`)."""
+    rate_limiter: RateLimiter | None = None
+    """What each call is counted against (`parley.server.quotas`)."""
 
 
 def metadata_headers(context: Context) -> dict[str, str]:
@@ -149,6 +152,9 @@ class A2AServicer:
         headers = metadata_headers(context)
         version = self._version(headers)
         caller = await self._authenticate(spec, headers, context)
+        limiter = self.settings.rate_limiter
+        client = context.peer()
+        quota = None if limiter is None else await limiter.admit(caller, client, spec.operation)
         names = (name.lower() for name in EXTENSIONS_HEADERS.values())
         requested = parse_extensions(headers[name] for name in names if name in headers)
         card = self.settings.handler.card
@@ -163,6 +169,8 @@ class A2AServicer:
             requested_extensions=requested,
             activated_extensions=activated,
             headers=headers,
+            client=client,
+            quota=quota,
         )
         return ctx, request
 
@@ -183,15 +191,24 @@ class A2AServicer:
         )
         try:
             return await self.settings.authenticator.authenticate(auth)
-        except (UnauthenticatedError, PermissionDeniedError):
+        except UnauthenticatedError:
+            if self.settings.rate_limiter is not None:  # guessing credentials: rate-limited
+                await self.settings.rate_limiter.refused(auth.client)
+            raise
+        except PermissionDeniedError:
             raise
         except Exception as exc:
             raise to_a2a_error(exc, "the authenticator") from None
 
     async def _echo(self, ctx: CallContext, context: Context) -> None:
+        """The activated extensions and the caller's rate limit, as initial metadata."""
+        sent: list[tuple[str, str]] = []
         if ctx.activated_extensions:
-            value = ", ".join(ctx.activated_extensions)
-            await context.send_initial_metadata(((self._echo_header, value),))
+            sent.append((self._echo_header, ", ".join(ctx.activated_extensions)))
+        if ctx.quota is not None:
+            sent.extend(quota_metadata(ctx.quota))
+        if sent:
+            await context.send_initial_metadata(sent)
 
     async def _abort(self, exc: Exception, context: Context, where: str) -> NoReturn:
         error: A2AError = to_a2a_error(exc, where)

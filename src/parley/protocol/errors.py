@@ -16,7 +16,9 @@
     ├── ExtensionSupportRequiredError        a required extension was not requested
     ├── VersionNotSupportedError             the requested `A2A-Version` is not served
     ├── UnauthenticatedError                 no valid credentials (HTTP 401)
-    └── PermissionDeniedError                authenticated, but not allowed (HTTP 403)
+    ├── PermissionDeniedError                authenticated, but not allowed (HTTP 403)
+    ├── UnavailableError                     a service the agent needs is down for now (503)
+    └── RateLimitedError                     the caller's rate limit or a cap is reached (429)
 
 Server and client raise and catch the same classes; `parley.wire.errors` maps each
 to its JSON-RPC code, HTTP status and gRPC status. No I/O here.
@@ -165,6 +167,37 @@ class PermissionDeniedError(A2AError):
     default_message = "Permission denied"
 
 
+class RateLimitedError(A2AError):
+    """The caller has used up its rate limit, or has as many streams or running tasks open
+    as it may (HTTP 429, gRPC RESOURCE_EXHAUSTED; R-OPS-14, R-OPS-15). `retry_after`: the
+    whole seconds after which the same request may succeed; `limit` and `reset` (Unix time,
+    seconds) describe the exhausted rate limit, when one is. The ErrorInfo metadata carries
+    `retryAfterSeconds`, so a client rebuilds `retry_after` from any binding's error."""
+
+    default_message = "Rate limit exceeded: try again later"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        retry_after: int | None = None,
+        limit: int | None = None,
+        reset: int | None = None,
+        metadata: Mapping[str, str] | None = None,
+        field_violations: tuple[FieldViolation, ...] = (),
+        data: JSONValue = None,
+    ) -> None:
+        given = dict(metadata or {})
+        if retry_after is not None:
+            given.setdefault("retryAfterSeconds", str(retry_after))
+        elif given.get("retryAfterSeconds", "").isdigit():
+            retry_after = int(given["retryAfterSeconds"])
+        super().__init__(message, metadata=given, field_violations=field_violations, data=data)
+        self.retry_after = retry_after
+        self.limit = limit
+        self.reset = reset
+
+
 ALL_ERRORS: tuple[type[A2AError], ...] = (
     JSONParseError,
     InvalidRequestError,
@@ -183,6 +216,7 @@ ALL_ERRORS: tuple[type[A2AError], ...] = (
     UnauthenticatedError,
     PermissionDeniedError,
     UnavailableError,
+    RateLimitedError,
 )
 """Every concrete error class; the error table must cover each one."""
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from parley.protocol.negotiation import Version
+
+if TYPE_CHECKING:
+    from parley.server.quotas import Allowance
 
 ANONYMOUS = "anonymous"
 
@@ -40,6 +43,11 @@ class CallContext:
     resume_after: int | None = None
     """The sequence number of the last task event the client received (SSE
     `Last-Event-ID`): SubscribeToTask then resumes after it (DESIGN 5)."""
+    client: str | None = None
+    """The caller's network address (`host:port`), when the binding knows it: anonymous
+    callers' rate limits and caps are counted per address (`parley.server.quotas`)."""
+    quota: Allowance | None = None
+    """What is left of the caller's rate limit after this call (None: no rate applies)."""
 
     @property
     def scope(self) -> tuple[str, str]:

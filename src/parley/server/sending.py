@@ -22,6 +22,7 @@ from parley.protocol import history, lifecycle, validation
 from parley.protocol.errors import InternalError, TaskNotFoundError
 from parley.protocol.operations import Operation, require_capability
 from parley.server.broker import Broker, EventStream, StreamPosition, Subscription, TaskKey, Turn
+from parley.server.caps import Caps
 from parley.server.context import CallContext
 from parley.server.live import LiveTask
 from parley.server.push_configs import PushConfigOperations
@@ -40,6 +41,7 @@ class SendOperations(PushConfigOperations):
 
     runner: TaskRunner
     broker: Broker
+    caps: Caps
     max_parts: int | None
     content_modes: validation.ContentModes
     _configs_with_task: bool
@@ -74,17 +76,18 @@ class SendOperations(PushConfigOperations):
     ) -> AsyncGenerator[StreamEvent, None]:
         require_capability(self._card, Operation.SEND_STREAMING_MESSAGE)
         self._admit_send(request)
-        live, subscription = await self._start(
-            ctx, request, eager=self._has_push(request), subscribe=True
-        )
-        assert subscription is not None
-        try:
-            async for event in subscription:  # the snapshot: a follow-up's, or the runner's
-                position.sequence = subscription.sequence
-                yield self._shaped(event, request) if isinstance(event, Task) else event
-        finally:
-            subscription.close()
-            self.runner.release(live)
+        with self.caps.stream(ctx):
+            live, subscription = await self._start(
+                ctx, request, eager=self._has_push(request), subscribe=True
+            )
+            assert subscription is not None
+            try:
+                async for event in subscription:  # the snapshot: a follow-up's or the runner's
+                    position.sequence = subscription.sequence
+                    yield self._shaped(event, request) if isinstance(event, Task) else event
+            finally:
+                subscription.close()
+                self.runner.release(live)
 
     def _admit_send(self, request: SendMessageRequest) -> None:
         validation.validate_send(request, max_parts=self.max_parts or limits.active().max_parts)
@@ -103,6 +106,7 @@ class SendOperations(PushConfigOperations):
         to its events. Without, a subscription is returned only for a follow-up another
         replica took (`Broker.hand_off`): how the answer is followed."""
         message = request.message
+        self.caps.admit_run(ctx)
         scope = self.store_scope(ctx)
         if message.task_id:
             live = await self._follow_up(scope, message)
@@ -123,6 +127,7 @@ class SendOperations(PushConfigOperations):
                 if turn is not None:  # its run waits on another replica, which took it
                     return live, self.broker.subscribe(live.key, (turn,), after=turn[0])
             await self.runner.begin(ctx, request, live, eager=eager)
+            self.caps.track(ctx, live.run)
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no
                 # await since `begin` committed it: the agent's events all come after).
@@ -177,6 +182,7 @@ class SendOperations(PushConfigOperations):
             if admit is not None:
                 admit(ctx, request.message, request.metadata)
             await self.runner.begin(ctx, request, live, eager=False)
+            self.caps.track(ctx, live.run)
             assert live.task is not None
             return live.version, live.task
         finally:

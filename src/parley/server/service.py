@@ -39,9 +39,11 @@ from parley.server.broker import (
     EventStream,
     StreamPosition,
 )
+from parley.server.caps import Caps
 from parley.server.context import ANONYMOUS, Authenticator, CallContext, Caller
 from parley.server.execution import AgentExecutor
 from parley.server.push.delivery import DeliveryWorker, PushSettings
+from parley.server.quotas import DEFAULT_QUOTAS, Quotas, RateLimiter
 from parley.server.runner import TaskRunner
 from parley.server.sending import SendOperations, not_found
 from parley.server.stores import namespaces
@@ -71,6 +73,8 @@ class AgentService(SendOperations):
     `extended_card`: the card for authenticated callers, or a function of the caller.
     `sign_card`: signs a card as served (`CardSigner(key).sign`,
     `parley.wire.card_signatures`): the public card and the extended one.
+    `quotas`: rate limits per caller (none by default) and caps on each caller's open
+    streams and running tasks (on by default), `parley.server.quotas`.
     """
 
     def __init__(
@@ -87,6 +91,7 @@ class AgentService(SendOperations):
         security: Security | None = None,
         push: PushSettings | bool | None = None,
         sign_card: Callable[[AgentCard], AgentCard] | None = None,
+        quotas: Quotas = DEFAULT_QUOTAS,
     ) -> None:
         if push is not None:  # the card declares delivery exactly when it is on
             card = _with_push(card, push is not False)
@@ -105,6 +110,9 @@ class AgentService(SendOperations):
         self._card = card
         self.namespace = namespaces.check_namespace(card.name if namespace is None else namespace)
         self._prefix = namespaces.prefix(self.namespace)
+        self.caps = Caps(quotas)
+        self.rate_limiter = RateLimiter(quotas, self.namespace) if quotas.limits_rates else None
+        """What the bindings count each request against (`quotas.rate_limiter_of`)."""
         if store is None and push_store is None:
             push_store = InMemoryPushConfigStore()
             store = InMemoryTaskStore(push_configs=push_store)
@@ -239,31 +247,32 @@ class AgentService(SendOperations):
         self, ctx: CallContext, request: SubscribeToTaskRequest, position: StreamPosition
     ) -> AsyncGenerator[StreamEvent, None]:
         require_capability(self._card, Operation.SUBSCRIBE_TO_TASK)
-        scope = self.store_scope(ctx)
-        await self._stored(scope, request.id)
-        live = self.runner.acquire((*scope, request.id))
-        try:
-            async with live.lock:
-                stored = await self.runner.load(live, scope)
-                if stored is None:
-                    raise not_found(request.id)
-                if lifecycle.is_terminal(stored.task.status.state):
-                    raise UnsupportedOperationError(
-                        f"Task {request.id} is {stored.task.status.state.name}: "
-                        "there is nothing to subscribe to",
-                        metadata={"taskId": request.id},
-                    )
-                subscription = await self.runner.resume(live, ctx.resume_after)
-        except BaseException:
-            self.runner.release(live)
-            raise
-        try:
-            async for event in subscription:
-                position.sequence = subscription.sequence
-                yield event
-        finally:
-            subscription.close()
-            self.runner.release(live)
+        with self.caps.stream(ctx):
+            scope = self.store_scope(ctx)
+            await self._stored(scope, request.id)
+            live = self.runner.acquire((*scope, request.id))
+            try:
+                async with live.lock:
+                    stored = await self.runner.load(live, scope)
+                    if stored is None:
+                        raise not_found(request.id)
+                    if lifecycle.is_terminal(stored.task.status.state):
+                        raise UnsupportedOperationError(
+                            f"Task {request.id} is {stored.task.status.state.name}: "
+                            "there is nothing to subscribe to",
+                            metadata={"taskId": request.id},
+                        )
+                    subscription = await self.runner.resume(live, ctx.resume_after)
+            except BaseException:
+                self.runner.release(live)
+                raise
+            try:
+                async for event in subscription:
+                    position.sequence = subscription.sequence
+                    yield event
+            finally:
+                subscription.close()
+                self.runner.release(live)
 
     # ----------------------------------------------------------------- cards
 

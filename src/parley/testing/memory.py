@@ -25,6 +25,7 @@ from parley.protocol.operations import OPERATIONS, Operation
 from parley.protocol.validation import check_ids
 from parley.server.context import Authenticator, AuthRequest, CallContext, authenticator_of
 from parley.server.handler import RequestHandler
+from parley.server.quotas import rate_limiter_of
 
 
 def _protocol_error(exc: Exception) -> A2AError:
@@ -88,6 +89,8 @@ class InMemoryTransport(BaseTransport):
             caller = await self.authenticator.authenticate(auth)
         except Exception as exc:
             raise _protocol_error(exc) from None
+        limiter = rate_limiter_of(self.handler)
+        quota = None if limiter is None else await limiter.admit(caller, None, operation)
         check_ids(request)
         declared = self.handler.card.capabilities.extensions
         return CallContext(
@@ -98,6 +101,7 @@ class InMemoryTransport(BaseTransport):
             activated_extensions=activate_extensions(declared, options.extensions),
             headers=headers,
             resume_after=_resume_point(options.last_event_id),
+            quota=quota,
         )
 
     async def unary(self, operation: Operation, request: Model, options: CallOptions) -> Any:

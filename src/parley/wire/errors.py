@@ -94,6 +94,11 @@ ERROR_TABLE: Mapping[type[e.A2AError], ErrorSpec] = {
     # The task store unreachable for now (not an A2A error): retryable, nothing done. JSON-RPC
     # -32000, the first implementation-defined server error, which A2A's codes leave free.
     e.UnavailableError: ErrorSpec(-32000, 503, "UNAVAILABLE", "UNAVAILABLE", 503, "UNAVAILABLE"),
+    # A rate limit or a cap (R-OPS-15: "proper errors"; the spec names none): HTTP 429 (RFC
+    # 6585), gRPC RESOURCE_EXHAUSTED, JSON-RPC -31429 beside the credential errors' codes.
+    e.RateLimitedError: ErrorSpec(
+        -31429, 429, "RESOURCE_EXHAUSTED", "RATE_LIMIT_EXCEEDED", 429, "RESOURCE_EXHAUSTED"
+    ),
 }
 
 BY_CODE: Mapping[int, type[e.A2AError]] = {s.jsonrpc_code: c for c, s in ERROR_TABLE.items()}
@@ -110,6 +115,7 @@ BY_HTTP_STATUS_V03: Mapping[int, type[e.A2AError]] = {
     401: e.UnauthenticatedError,
     403: e.PermissionDeniedError,
     503: e.UnavailableError,
+    429: e.RateLimitedError,
 }
 
 

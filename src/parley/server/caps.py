@@ -1,0 +1,91 @@
+"""Caps on what callers hold open in this process: streams per caller, running tasks per
+caller and in all (DESIGN 9: on by default). A stream a client dropped does not cancel its
+task (the spec's rule), so without a cap a client could leave any number of agent runs
+going; at a cap the request is refused with RateLimitedError (429, RESOURCE_EXHAUSTED).
+
+A caller is counted as the rate limits count it (`quotas.holder`: its principal, or its
+address when anonymous). A run is counted from the message that begins it (a new task's or
+a follow-up's) until the agent returns or asks for input: a task waiting for its caller's
+answer holds no run, so a caller at its cap can still answer its tasks once a run ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from parley.protocol.errors import RateLimitedError
+from parley.server.context import CallContext
+from parley.server.quotas import Quotas, holder
+
+_RETRY_SECONDS = 1
+"""A cap frees up when a stream or a run ends: no telling when, so `Retry-After: 1`."""
+
+
+class Caps:
+    """The counts of one agent's open streams and running tasks."""
+
+    def __init__(self, quotas: Quotas) -> None:
+        self.max_streams = quotas.max_streams
+        self.max_running = quotas.max_running_tasks
+        self.max_total = quotas.max_running_tasks_total
+        self.streams: dict[str, int] = {}
+        self.running: dict[str, int] = {}
+        self.total = 0
+
+    @contextmanager
+    def stream(self, ctx: CallContext) -> Iterator[None]:
+        """Hold one of the caller's streams while the block runs."""
+        if self.max_streams is None:
+            yield
+            return
+        who = holder(ctx.caller, ctx.client)
+        count = self.streams.get(who, 0)
+        if count >= self.max_streams:
+            raise RateLimitedError(
+                f"Too many open streams: at most {self.max_streams} per caller",
+                retry_after=_RETRY_SECONDS,
+            )
+        self.streams[who] = count + 1
+        try:
+            yield
+        finally:
+            left = self.streams[who] - 1
+            if left:
+                self.streams[who] = left
+            else:
+                del self.streams[who]
+
+    def admit_run(self, ctx: CallContext) -> None:
+        """Refuse a message that would begin a run when its caller, or everyone, has as
+        many runs going as allowed."""
+        if self.max_total is not None and self.total >= self.max_total:
+            raise RateLimitedError(
+                f"Too many running tasks: this agent runs at most {self.max_total} at once",
+                retry_after=_RETRY_SECONDS,
+            )
+        mine = self.running.get(holder(ctx.caller, ctx.client), 0) if self.running else 0
+        if self.max_running is not None and mine >= self.max_running:
+            raise RateLimitedError(
+                f"Too many running tasks: at most {self.max_running} per caller",
+                retry_after=_RETRY_SECONDS,
+            )
+
+    def track(self, ctx: CallContext, run: asyncio.Task[None] | None) -> None:
+        """Count `run` (an agent run begun for `ctx`'s caller) until it ends."""
+        if run is None or run.done():
+            return
+        who = holder(ctx.caller, ctx.client)
+        self.running[who] = self.running.get(who, 0) + 1
+        self.total += 1
+
+        def ended(_: asyncio.Task[None]) -> None:
+            self.total -= 1
+            left = self.running[who] - 1
+            if left:
+                self.running[who] = left
+            else:
+                del self.running[who]
+
+        run.add_done_callback(ended)

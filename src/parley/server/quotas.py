@@ -1,0 +1,267 @@
+"""Rate limits per caller and operation class (R-OPS-14, R-OPS-15), counted by the `limits`
+library in memory or in Redis (so that every replica of an agent counts against one limit).
+
+Who is counted: an authenticated caller by its principal; an anonymous one by its network
+address (a proxy in front must pass the client's address on, e.g. uvicorn's
+`--forwarded-allow-ips`). What is counted: every operation against `Quotas.rate`, and each
+operation against the rate of its class (`send`, `subscribe`, `read`, `cancel`,
+`configure`) or of its own name (`SendMessage`) when one is set. Each rate is a fixed
+window (`10/second`, `500/hour`; several joined by `;`). A refused credential counts
+against its address's anonymous rate, so guessing keys is rate-limited too (R-OPS-9).
+
+The bindings call `RateLimiter.admit` once a request's caller and operation are known,
+before it is decoded; what it returns becomes the `X-RateLimit-*` headers (HTTP) or
+metadata (gRPC), and an exhausted limit a RateLimitedError (429 with `Retry-After`,
+RESOURCE_EXHAUSTED). The caps on open streams and running tasks are `parley.server.caps`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from parley.protocol.errors import RateLimitedError
+from parley.protocol.operations import Operation
+from parley.server.context import ANONYMOUS, Caller
+
+log = logging.getLogger("parley.quotas")
+
+_O = Operation
+OPERATION_CLASSES: Mapping[Operation, str] = {
+    _O.SEND_MESSAGE: "send",
+    _O.SEND_STREAMING_MESSAGE: "send",
+    _O.SUBSCRIBE_TO_TASK: "subscribe",
+    _O.GET_TASK: "read",
+    _O.LIST_TASKS: "read",
+    _O.GET_TASK_PUSH_NOTIFICATION_CONFIG: "read",
+    _O.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: "read",
+    _O.GET_EXTENDED_AGENT_CARD: "read",
+    _O.CANCEL_TASK: "cancel",
+    _O.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: "configure",
+    _O.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: "configure",
+}
+"""The class each operation is counted in, besides its own name."""
+
+_EVERY = "*"
+_RESETS_KEPT = 4096
+"""Window ends remembered per process (a Redis window's end is read once per window)."""
+_QUIET_SECONDS = 30.0
+"""At most one warning this often while the rate-limit storage cannot be reached."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quotas:
+    """What each caller may cost. `rate`: every operation together, per caller (`None`: no
+    rate limit); `operations`: a rate per operation class or operation name, counted as
+    well; `anonymous_rate`: per network address, for anonymous callers and refused
+    credentials (default: `rate`); `storage`: `memory` (this process) or a Redis URL
+    (`redis://host:6379/0`: shared by the replicas). The caps (this process, per caller
+    as counted above): `max_streams` open streams, `max_running_tasks` tasks being worked
+    on, `max_running_tasks_total` for all callers; `None` lifts one."""
+
+    rate: str | None = None
+    operations: Mapping[str, str] = field(default_factory=dict)
+    anonymous_rate: str | None = None
+    storage: str = "memory"
+    max_streams: int | None = 100
+    max_running_tasks: int | None = 1000
+    max_running_tasks_total: int | None = 10_000
+
+    @property
+    def limits_rates(self) -> bool:
+        """Whether any rate is set (else no RateLimiter is built)."""
+        return bool(self.rate or self.operations or self.anonymous_rate)
+
+
+DEFAULT_QUOTAS = Quotas()
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """What is left of the caller's tightest rate limit after this request: `limit`
+    requests per window, `remaining` of them, the window ending at `reset` (Unix time)."""
+
+    limit: int
+    remaining: int
+    reset: int
+
+
+def holder(caller: Caller, client: str | None) -> str:
+    """Who a request is counted against: its principal, or `@address` for an anonymous
+    caller (`client` as `host:port`, `[v6]:port` or gRPC's `ipv4:host:port`)."""
+    if caller.id != ANONYMOUS:
+        return caller.id
+    return "@" + client_host(client)
+
+
+def client_host(client: str | None) -> str:
+    """The host of a peer address, without port or gRPC's `ipv4:`/`ipv6:` prefix."""
+    if not client:
+        return "unknown"
+    kind, colon, rest = client.partition(":")
+    if colon and kind in ("ipv4", "ipv6", "unix"):
+        client = rest
+    if client.startswith("["):
+        return client[1 : client.find("]")] if "]" in client else client
+    host, colon, port = client.rpartition(":")
+    return host if colon and port.isdigit() else client
+
+
+def _rates(text: str, what: str) -> tuple[Any, ...]:
+    from limits import parse_many  # noqa: PLC0415 - the quotas need the `limits` extra
+
+    try:
+        return tuple(parse_many(text))
+    except ValueError:
+        raise ValueError(
+            f"{what}: {text!r} is not a rate (e.g. 10/second, 100/minute; several joined by ;)"
+        ) from None
+
+
+Rules = tuple[tuple[Any, str], ...]
+"""A request's rates, each with the name it is counted under (`*`: every operation)."""
+
+
+def _table(every: tuple[Any, ...], own: Mapping[str, tuple[Any, ...]]) -> dict[Operation, Rules]:
+    """Each operation's rules: the rates of every operation, then its class's and its own."""
+    table: dict[Operation, Rules] = {}
+    for operation, kind in OPERATION_CLASSES.items():
+        rules = [(item, _EVERY) for item in every]
+        for name in (kind, operation.value):
+            rules.extend((item, name) for item in own.get(name, ()))
+        table[operation] = tuple(rules)
+    return table
+
+
+def _storage_uri(storage: str) -> str:
+    if storage in ("memory", "memory://"):
+        return "async+memory://"
+    if storage.startswith(("redis://", "rediss://")):
+        return "async+" + storage
+    raise ValueError(f"rate-limit storage {storage!r}: memory, or a redis:// URL")
+
+
+class RateLimiter:
+    """The rates of one agent (its `namespace` keeps its counters apart from other agents'
+    in a shared Redis), checked per request."""
+
+    def __init__(self, quotas: Quotas, namespace: str = "") -> None:
+        from limits.aio.storage import Storage  # noqa: PLC0415 - the quotas' extra
+        from limits.storage import storage_from_string  # noqa: PLC0415
+
+        every = _rates(quotas.rate, "rate") if quotas.rate else ()
+        classes = set(OPERATION_CLASSES.values()) | {op.value for op in Operation}
+        for name in quotas.operations:
+            if name not in classes:
+                kinds = ", ".join(sorted(set(OPERATION_CLASSES.values())))
+                raise ValueError(f"rate for {name!r}: name an operation class ({kinds}) or one")
+        own = {name: _rates(rate, f"rate for {name}") for name, rate in quotas.operations.items()}
+        anonymous = (
+            _rates(quotas.anonymous_rate, "anonymous rate") if quotas.anonymous_rate else every
+        )
+        self._rules = _table(every, own)
+        self._anonymous_rules = _table(anonymous, own)
+        self._refused = tuple((item, _EVERY) for item in anonymous)
+        uri = _storage_uri(quotas.storage)
+        options = {"implementation": "redispy"} if uri.startswith("async+redis") else {}
+        storage = storage_from_string(uri, **options)
+        assert isinstance(storage, Storage)  # an `async+` URI: the asyncio storage
+        self.storage = storage
+        self.namespace = namespace
+        self._resets: dict[str, float] = {}
+        self._quiet_until = 0.0
+
+    async def admit(
+        self, caller: Caller, client: str | None, operation: Operation
+    ) -> Allowance | None:
+        """Count the request; its caller's tightest allowance left (None: no rate applies),
+        or RateLimitedError when any of its rates is used up."""
+        who = holder(caller, client)
+        rules = (self._anonymous_rules if who[0] == "@" else self._rules)[operation]
+        return await self._count(who, rules) if rules else None
+
+    async def refused(self, client: str | None) -> None:
+        """A refused credential from `client`: counted against its address's anonymous
+        rate; RateLimitedError once that is used up (then the caller gets 429, not 401)."""
+        if self._refused:
+            await self._count("@" + client_host(client), self._refused)
+
+    async def _count(self, who: str, rules: Rules) -> Allowance | None:
+        tightest: Allowance | None = None
+        exhausted: Allowance | None = None
+        for item, name in rules:
+            key = item.key_for(self.namespace, who, name)
+            try:
+                used = await self.storage.incr(key, item.get_expiry())
+                reset = await self._reset(key, item, used)
+            except Exception as exc:  # the storage is down: serve rather than refuse all
+                self._warn(exc)
+                return None
+            allowance = Allowance(item.amount, max(0, item.amount - used), math.ceil(reset))
+            if used > item.amount and (exhausted is None or allowance.reset > exhausted.reset):
+                exhausted = allowance
+            if tightest is None or allowance.remaining < tightest.remaining:
+                tightest = allowance
+        if exhausted is not None:
+            wait = max(1, exhausted.reset - int(time.time()))
+            raise RateLimitedError(
+                f"Rate limit of {exhausted.limit} requests exceeded; retry in {wait} s",
+                retry_after=wait,
+                limit=exhausted.limit,
+                reset=exhausted.reset,
+            )
+        return tightest
+
+    async def _reset(self, key: str, item: Any, used: int) -> float:
+        """When the key's window ends: known when this request opened it, else read once
+        per window (Redis: the window may have been opened by another replica)."""
+        now = time.time()
+        if used == 1:
+            reset: float = now + item.get_expiry()
+        else:
+            known = self._resets.get(key)
+            if known is not None and known > now:
+                return known
+            reset = float(await self.storage.get_expiry(key))
+        if len(self._resets) >= _RESETS_KEPT:
+            self._resets.clear()
+        self._resets[key] = reset
+        return reset
+
+    def _warn(self, exc: Exception) -> None:
+        now = time.monotonic()
+        if now >= self._quiet_until:
+            self._quiet_until = now + _QUIET_SECONDS
+            log.warning("rate limits not applied: their storage failed (%s)", type(exc).__name__)
+
+
+def quota_metadata(allowance: Allowance) -> list[tuple[str, str]]:
+    """The `X-RateLimit-*` headers as gRPC metadata (lower-case keys)."""
+    return [
+        ("x-ratelimit-limit", str(allowance.limit)),
+        ("x-ratelimit-remaining", str(allowance.remaining)),
+        ("x-ratelimit-reset", str(allowance.reset)),
+    ]
+
+
+def rate_limiter_of(handler: object) -> RateLimiter | None:
+    """A handler's rate limiter (`AgentService.rate_limiter`), if it has one."""
+    limiter: RateLimiter | None = getattr(handler, "rate_limiter", None)
+    return limiter
+
+
+__all__ = [
+    "DEFAULT_QUOTAS",
+    "OPERATION_CLASSES",
+    "Allowance",
+    "Quotas",
+    "RateLimiter",
+    "client_host",
+    "holder",
+    "quota_metadata",
+    "rate_limiter_of",
+]
