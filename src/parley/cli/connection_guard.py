@@ -1,6 +1,6 @@
 """The guard `parley serve` mixes into uvicorn's HTTP/1.1 protocols (httptools and h11):
 it enforces `ConnectionLimits` on every connection, and `Connections` keeps the open
-ones of a server process, least recently active first, under the cap.
+ones of a server process under the cap, closing the least recently active first.
 
 A connection is in one phase at a time: idle (between requests), headers (a request's
 first bytes are in, its headers are not complete), body (headers in, body not), running
@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from operator import attrgetter
 from typing import Any, ClassVar, cast
 
 import h11
@@ -67,13 +68,13 @@ UNAVAILABLE = _answer(
 
 
 class Connections:
-    """The open connections of one server process, least recently active first, at most
-    `cap` of them; and a count of the connections closed or refused for the limits,
-    reported as one warning every `REPORT_EVERY` seconds at most."""
+    """The open connections of one server process, at most `cap` of them; and a count of
+    the connections closed or refused for the limits, reported as one warning every
+    `REPORT_EVERY` seconds at most."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.open: dict[Guard, None] = {}
+        self.open: set[Guard] = set()
         self._counts: dict[str, int] = {}
         self._reported = float("-inf")
         self._report_handle: asyncio.TimerHandle | None = None
@@ -84,7 +85,8 @@ class Connections:
         one is to be refused (it is taken in all the same, as the next to close)."""
         room = True
         if len(self.open) >= self.cap:
-            victim = next((c for c in self.open if not c.running), None)
+            idle = (c for c in self.open if not c.running)
+            victim = min(idle, key=attrgetter("active"), default=None)
             if victim is None:
                 self.note("refused at the cap", connection.loop)
                 room = False
@@ -92,17 +94,11 @@ class Connections:
                 self.drop(victim)
                 victim.shed()
                 self.note("closed at the cap", connection.loop)
-        self.open[connection] = None
+        self.open.add(connection)
         return room
 
-    def touch(self, connection: Guard) -> None:
-        """`connection` was just active: the last to close."""
-        if connection in self.open:
-            del self.open[connection]
-            self.open[connection] = None
-
     def drop(self, connection: Guard) -> None:
-        self.open.pop(connection, None)
+        self.open.discard(connection)
 
     def note(self, what: str, loop: asyncio.AbstractEventLoop) -> None:
         """Count a connection closed or refused for `what`; warn now, or once the last
@@ -150,14 +146,18 @@ class Guard(asyncio.Protocol):
     _phase = _HEADERS
     _seen = 0
     _timer: asyncio.TimerHandle | None = None
+    active = 0.0
+    """When the connection last started or finished a request (event loop time; 0 once
+    closing): the least recently active one is closed first to make room."""
 
     @property
     def running(self) -> bool:
         """A request is in and its response not out: not closed to make room."""
-        return self._phase == _RUNNING
+        return self._phase == _RUNNING and not self.cycle.response_complete
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        self.active = self.loop.time()
         if not self._registry.admit(self):
             self._close(UNAVAILABLE, linger=True)
             return
@@ -170,8 +170,9 @@ class Guard(asyncio.Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._phase == _IDLE:
-            self._phase, self._seen = _HEADERS, 0
+        phase = self._phase
+        if phase == _IDLE or (phase == _RUNNING and self.cycle.response_complete):
+            self._phase, self._seen, self.active = _HEADERS, 0, self.loop.time()
         self._seen += len(data)
         if self._seen > self._max_header_bytes:
             self._over_bound(data)
@@ -213,17 +214,6 @@ class Guard(asyncio.Protocol):
         else:
             self._phase, self._seen = _RUNNING, self._pipelined_count
 
-    def on_response_complete(self) -> None:
-        if self._phase == _RUNNING:
-            self._phase = _IDLE
-            self._registry.touch(self)
-        super().on_response_complete()  # type: ignore[misc]
-        cycle = self.cycle
-        if self._phase == _IDLE and not cycle.response_complete:  # a pipelined one started
-            self._phase = _BODY if cycle.more_body else _RUNNING
-        if self._timer is None and _HEADERS <= self._phase <= _BODY:
-            self._arm()
-
     def handle_websocket_upgrade(self, *arguments: Any) -> None:
         """The connection is handed to a WebSocket protocol: no longer guarded."""
         self._cancel()
@@ -264,7 +254,7 @@ class Guard(asyncio.Protocol):
         client has read the answer and closed, or `LINGER` seconds; the app sees a
         disconnect."""
         self._cancel()
-        self._phase, self._seen = _CLOSING, _DISCARDING
+        self._phase, self._seen, self.active = _CLOSING, _DISCARDING, 0.0
         transport = self.transport
         if transport.is_closing():
             return
@@ -285,15 +275,27 @@ class Guard(asyncio.Protocol):
 
 
 class HttpToolsGuard(Guard):
-    """The guard over uvicorn's httptools protocol, told by the parser's callbacks."""
+    """The guard over uvicorn's httptools protocol, told by the parser's callbacks (as
+    `headers_complete` and `body_complete`, inline: they run for every request)."""
 
     def on_headers_complete(self) -> None:
         super().on_headers_complete()  # type: ignore[misc]
-        self.headers_complete()
+        self._seen = _NOT_COUNTING
+        if self._phase <= _HEADERS:
+            if self._timer is not None:
+                self._cancel()
+            self._phase = _BODY
 
     def on_message_complete(self) -> None:
         super().on_message_complete()  # type: ignore[misc]
-        self.body_complete()
+        if self._phase != _BODY:
+            return
+        if self._timer is not None:
+            self._cancel()
+        if self.cycle.response_complete:  # answered before it was read
+            self._phase = _IDLE
+        else:
+            self._phase, self._seen = _RUNNING, 0
 
 
 class H11Guard(Guard):
@@ -302,6 +304,13 @@ class H11Guard(Guard):
 
     _pipelined_count = _NOT_COUNTING
     conn: Any
+
+    def on_response_complete(self) -> None:
+        if self._phase == _RUNNING:
+            self._phase = _IDLE
+        super().on_response_complete()  # type: ignore[misc]
+        if self._timer is None and _HEADERS <= self._phase <= _BODY:
+            self._arm()  # a request that came while this one was answered
 
     def handle_events(self) -> None:
         super().handle_events()  # type: ignore[misc]
