@@ -15,6 +15,7 @@ read it, or at most `LINGER` seconds later (so that the answer is not lost to a 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 from operator import attrgetter
@@ -37,6 +38,8 @@ _IDLE, _HEADERS, _BODY, _RUNNING, _CLOSING = range(5)
 _NOT_COUNTING = -(1 << 62)
 """The byte count of a request whose headers are complete: no chunk reaches the bound."""
 _DISCARDING = 1 << 62
+_ACTIVITY = itertools.count(1)
+"""Stamps of activity, in order (event loop time may not tell two apart)."""
 """The byte count of a closing connection: every chunk takes the slow path, and is dropped."""
 
 
@@ -146,9 +149,9 @@ class Guard(asyncio.Protocol):
     _phase = _HEADERS
     _seen = 0
     _timer: asyncio.TimerHandle | None = None
-    active = 0.0
-    """When the connection last started or finished a request (event loop time; 0 once
-    closing): the least recently active one is closed first to make room."""
+    active = 0
+    """When the connection opened or last started a request (a stamp of `_ACTIVITY`; 0
+    once closing): the least recently active one is closed first to make room."""
 
     @property
     def running(self) -> bool:
@@ -157,7 +160,7 @@ class Guard(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        self.active = self.loop.time()
+        self.active = next(_ACTIVITY)
         if not self._registry.admit(self):
             self._close(UNAVAILABLE, linger=True)
             return
@@ -172,7 +175,7 @@ class Guard(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         phase = self._phase
         if phase == _IDLE or (phase == _RUNNING and self.cycle.response_complete):
-            self._phase, self._seen, self.active = _HEADERS, 0, self.loop.time()
+            self._phase, self._seen, self.active = _HEADERS, 0, next(_ACTIVITY)
         self._seen += len(data)
         if self._seen > self._max_header_bytes:
             self._over_bound(data)
@@ -254,7 +257,7 @@ class Guard(asyncio.Protocol):
         client has read the answer and closed, or `LINGER` seconds; the app sees a
         disconnect."""
         self._cancel()
-        self._phase, self._seen, self.active = _CLOSING, _DISCARDING, 0.0
+        self._phase, self._seen, self.active = _CLOSING, _DISCARDING, 0
         transport = self.transport
         if transport.is_closing():
             return
