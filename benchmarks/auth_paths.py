@@ -1,6 +1,7 @@
-"""The cost of authentication on a blocking send: JSON-RPC `SendMessage` requests straight
-into the ASGI app (no HTTP server, the memory store), with authentication off, with an API
-key, with a static bearer token and with a JWT (keys cached), timed or counted in
+"""The cost of authentication and rate limiting on a blocking send: JSON-RPC `SendMessage`
+requests straight into the ASGI app (no HTTP server, the memory store), with
+authentication off, with an API key, with a static bearer token and with a JWT (keys
+cached), and with a rate limit counted in memory or in Redis, timed or counted in
 instructions under valgrind's callgrind (which the machine's other work does not move).
 Run it on two checkouts to compare a change with the code before it (`off` only there):
 
@@ -23,14 +24,18 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-MODES = ("off", "api-key", "bearer", "jwt")
+MODES = ("off", "api-key", "bearer", "jwt", "rate-limit", "rate-limit-redis")
+RATES = {"rate-limit": "memory", "rate-limit-redis": "redis://127.0.0.1:6379/15"}
+"""Modes without authentication whose every send is counted against a rate limit (one
+that is never reached), in memory or in Redis (wall time only: Redis's own work is not
+in this process's instructions)."""
 ISSUER = "https://issuer.example"
 AUDIENCE = "https://agent.example"
 
 
 def _security(mode: str) -> tuple[Any, list[tuple[bytes, bytes]]]:
     """The agent's Security for `mode` and the header a caller sends with it."""
-    if mode == "off":
+    if mode == "off" or mode in RATES:
         return None, []
     from parley.server.auth import ApiKeys, BearerTokens, Security  # noqa: PLC0415
 
@@ -75,7 +80,11 @@ async def _workload(mode: str, sends: int) -> float:
     async def echo(task: TaskContext) -> str:
         return task.text
 
-    extra = {} if security is None else {"security": security}
+    extra: dict[str, Any] = {} if security is None else {"security": security}
+    if mode in RATES:
+        from parley.server.quotas import Quotas  # noqa: PLC0415
+
+        extra["quotas"] = Quotas(rate="1000000/second", storage=RATES[mode])
     service = AgentService(agent.executor(), agent.card("http://bench"), **extra)
     app = build_app(service)
     await service.startup()

@@ -16,6 +16,7 @@ from parley.protocol.errors import RateLimitedError
 from parley.protocol.operations import Operation
 from parley.server.agent import Agent
 from parley.server.context import Caller
+from parley.server.quota_counts import MemoryCounts
 from parley.server.quotas import Quotas, RateLimiter, client_host, holder
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
@@ -81,10 +82,11 @@ async def test_a_failing_storage_lets_requests_through_with_a_warning(
 ) -> None:
     limiter = RateLimiter(Quotas(rate="1/minute"))
 
-    async def broken(*_: object, **__: object) -> int:
+    def broken(*_: object) -> tuple[int, float]:
         raise ConnectionError("storage down")
 
-    limiter.storage.incr = broken  # type: ignore[method-assign]
+    assert isinstance(limiter.counts, MemoryCounts)
+    limiter.counts.count = broken  # type: ignore[method-assign,assignment]
     with caplog.at_level(logging.WARNING, "parley.quotas"):
         for _ in range(3):
             assert await limiter.admit(Caller(id="alice"), None, Operation.GET_TASK) is None

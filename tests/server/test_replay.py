@@ -8,11 +8,11 @@ stores."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import random
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from parley.model import (
@@ -140,7 +140,7 @@ def picture(events: list[Numbered]) -> list[str]:
 
 
 def resuming(after: int | None, ctx: CallContext = ALICE) -> CallContext:
-    return dataclasses.replace(ctx, resume_after=after)
+    return msgspec.structs.replace(ctx, resume_after=after)
 
 
 def subscribe(service: AgentService, task_id: str, ctx: CallContext = ALICE) -> EventStream:

@@ -33,6 +33,7 @@ class Caps:
         self.streams: dict[str, int] = {}
         self.running: dict[str, int] = {}
         self.total = 0
+        self._runs: dict[asyncio.Task[None], str] = {}
 
     @contextmanager
     def stream(self, ctx: CallContext) -> Iterator[None]:
@@ -72,20 +73,20 @@ class Caps:
                 retry_after=_RETRY_SECONDS,
             )
 
-    def track(self, ctx: CallContext, run: asyncio.Task[None] | None) -> None:
-        """Count `run` (an agent run begun for `ctx`'s caller) until it ends."""
-        if run is None or run.done():
-            return
+    def started(self, run: asyncio.Task[None], ctx: CallContext) -> None:
+        """A run begun for `ctx`'s caller (the runner tells, and `ended` when it ends)."""
         who = holder(ctx.caller, ctx.client)
+        self._runs[run] = who
         self.running[who] = self.running.get(who, 0) + 1
         self.total += 1
 
-        def ended(_: asyncio.Task[None]) -> None:
-            self.total -= 1
-            left = self.running[who] - 1
-            if left:
-                self.running[who] = left
-            else:
-                del self.running[who]
-
-        run.add_done_callback(ended)
+    def ended(self, run: asyncio.Task[None]) -> None:
+        who = self._runs.pop(run, None)
+        if who is None:
+            return
+        self.total -= 1
+        left = self.running[who] - 1
+        if left:
+            self.running[who] = left
+        else:
+            del self.running[who]

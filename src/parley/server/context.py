@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+import msgspec
+
 from parley.protocol.negotiation import Version
 
 if TYPE_CHECKING:
@@ -25,13 +27,14 @@ class Caller:
     claims: Mapping[str, object] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class CallContext:
+class CallContext(msgspec.Struct, frozen=True, kw_only=True):
     """One call: the caller, the tenant, the negotiated version and extensions, and
     where a resumed subscription picks up.
 
     `scope` is the key prefix of everything the call may read or write: two calls
-    with different scopes can never see each other's tasks.
+    with different scopes can never see each other's tasks. (A struct rather than a
+    dataclass: one is built per call, five times faster; `msgspec.structs.replace`
+    copies one with changes.)
     """
 
     caller: Caller = Caller()
@@ -39,7 +42,7 @@ class CallContext:
     version: Version = Version.V1_0
     requested_extensions: tuple[str, ...] = ()
     activated_extensions: tuple[str, ...] = ()
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     resume_after: int | None = None
     """The sequence number of the last task event the client received (SSE
     `Last-Event-ID`): SubscribeToTask then resumes after it (DESIGN 5)."""

@@ -22,11 +22,12 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from parley.protocol.errors import RateLimitedError
 from parley.protocol.operations import Operation
 from parley.server.context import ANONYMOUS, Caller
+from parley.server.quota_counts import MemoryCounts, counts_at
 
 log = logging.getLogger("parley.quotas")
 
@@ -47,8 +48,8 @@ OPERATION_CLASSES: Mapping[Operation, str] = {
 """The class each operation is counted in, besides its own name."""
 
 _EVERY = "*"
-_RESETS_KEPT = 4096
-"""Window ends remembered per process (a Redis window's end is read once per window)."""
+_PLANS_KEPT = 10_000
+"""Callers' counter keys remembered (forgotten all at once beyond)."""
 _QUIET_SECONDS = 30.0
 """At most one warning this often while the rate-limit storage cannot be reached."""
 
@@ -80,10 +81,10 @@ class Quotas:
 DEFAULT_QUOTAS = Quotas()
 
 
-@dataclass(frozen=True, slots=True)
-class Allowance:
+class Allowance(NamedTuple):
     """What is left of the caller's tightest rate limit after this request: `limit`
-    requests per window, `remaining` of them, the window ending at `reset` (Unix time)."""
+    requests per window, `remaining` of them, the window ending at `reset` (Unix time).
+    (A tuple: one is made per request.)"""
 
     limit: int
     remaining: int
@@ -102,13 +103,12 @@ def client_host(client: str | None) -> str:
     """The host of a peer address, without port or gRPC's `ipv4:`/`ipv6:` prefix."""
     if not client:
         return "unknown"
-    kind, colon, rest = client.partition(":")
-    if colon and kind in ("ipv4", "ipv6", "unix"):
-        client = rest
-    if client.startswith("["):
-        return client[1 : client.find("]")] if "]" in client else client
-    host, colon, port = client.rpartition(":")
-    return host if colon and port.isdigit() else client
+    host, _, port = client.rpartition(":")
+    if not port.isdigit():
+        host = client
+    if host.startswith(("ipv4:", "ipv6:", "unix:")):
+        host = host[5:]
+    return host[1:-1] if host.startswith("[") else host
 
 
 def _rates(text: str, what: str) -> tuple[Any, ...]:
@@ -124,6 +124,8 @@ def _rates(text: str, what: str) -> tuple[Any, ...]:
 
 Rules = tuple[tuple[Any, str], ...]
 """A request's rates, each with the name it is counted under (`*`: every operation)."""
+Plan = tuple[tuple[str, int, int], ...]
+"""A caller's counters for one operation: key, requests allowed, period in seconds."""
 
 
 def _table(every: tuple[Any, ...], own: Mapping[str, tuple[Any, ...]]) -> dict[Operation, Rules]:
@@ -137,22 +139,11 @@ def _table(every: tuple[Any, ...], own: Mapping[str, tuple[Any, ...]]) -> dict[O
     return table
 
 
-def _storage_uri(storage: str) -> str:
-    if storage in ("memory", "memory://"):
-        return "async+memory://"
-    if storage.startswith(("redis://", "rediss://")):
-        return "async+" + storage
-    raise ValueError(f"rate-limit storage {storage!r}: memory, or a redis:// URL")
-
-
 class RateLimiter:
     """The rates of one agent (its `namespace` keeps its counters apart from other agents'
     in a shared Redis), checked per request."""
 
     def __init__(self, quotas: Quotas, namespace: str = "") -> None:
-        from limits.aio.storage import Storage  # noqa: PLC0415 - the quotas' extra
-        from limits.storage import storage_from_string  # noqa: PLC0415
-
         every = _rates(quotas.rate, "rate") if quotas.rate else ()
         classes = set(OPERATION_CLASSES.values()) | {op.value for op in Operation}
         for name in quotas.operations:
@@ -166,13 +157,10 @@ class RateLimiter:
         self._rules = _table(every, own)
         self._anonymous_rules = _table(anonymous, own)
         self._refused = tuple((item, _EVERY) for item in anonymous)
-        uri = _storage_uri(quotas.storage)
-        options = {"implementation": "redispy"} if uri.startswith("async+redis") else {}
-        storage = storage_from_string(uri, **options)
-        assert isinstance(storage, Storage)  # an `async+` URI: the asyncio storage
-        self.storage = storage
+        self.counts = counts_at(quotas.storage)
+        self._memory = self.counts if isinstance(self.counts, MemoryCounts) else None
         self.namespace = namespace
-        self._resets: dict[str, float] = {}
+        self._plans: dict[tuple[str, Operation | None], Plan] = {}
         self._quiet_until = 0.0
 
     async def admit(
@@ -180,29 +168,46 @@ class RateLimiter:
     ) -> Allowance | None:
         """Count the request; its caller's tightest allowance left (None: no rate applies),
         or RateLimitedError when any of its rates is used up."""
-        who = holder(caller, client)
-        rules = (self._anonymous_rules if who[0] == "@" else self._rules)[operation]
-        return await self._count(who, rules) if rules else None
+        who = caller.id if caller.id != ANONYMOUS else "@" + client_host(client)
+        plan = self._plans.get((who, operation))
+        if plan is None:
+            rules = (self._anonymous_rules if who[0] == "@" else self._rules)[operation]
+            plan = self._plan(who, operation, rules)
+        return await self._count(plan) if plan else None
 
     async def refused(self, client: str | None) -> None:
         """A refused credential from `client`: counted against its address's anonymous
         rate; RateLimitedError once that is used up (then the caller gets 429, not 401)."""
         if self._refused:
-            await self._count("@" + client_host(client), self._refused)
+            who = "@" + client_host(client)
+            await self._count(self._plans.get((who, None)) or self._plan(who, None, self._refused))
 
-    async def _count(self, who: str, rules: Rules) -> Allowance | None:
+    def _plan(self, who: str, operation: Operation | None, rules: Rules) -> Plan:
+        """The counters one caller's requests of one operation hit (remembered)."""
+        plan = tuple(
+            (item.key_for(self.namespace, who, name), item.amount, item.get_expiry())
+            for item, name in rules
+        )
+        if len(self._plans) >= _PLANS_KEPT:
+            self._plans.clear()
+        self._plans[who, operation] = plan
+        return plan
+
+    async def _count(self, plan: Plan) -> Allowance | None:
         tightest: Allowance | None = None
         exhausted: Allowance | None = None
-        for item, name in rules:
-            key = item.key_for(self.namespace, who, name)
+        memory = self._memory
+        for key, amount, period in plan:
             try:
-                used = await self.storage.incr(key, item.get_expiry())
-                reset = await self._reset(key, item, used)
+                if memory is not None:  # no await: the common case, kept cheap
+                    used, end = memory.count(key, period)
+                else:
+                    used, end = await self.counts.hit(key, period)
             except Exception as exc:  # the storage is down: serve rather than refuse all
                 self._warn(exc)
                 return None
-            allowance = Allowance(item.amount, max(0, item.amount - used), math.ceil(reset))
-            if used > item.amount and (exhausted is None or allowance.reset > exhausted.reset):
+            allowance = Allowance(amount, max(0, amount - used), math.ceil(end))
+            if used > amount and (exhausted is None or allowance.reset > exhausted.reset):
                 exhausted = allowance
             if tightest is None or allowance.remaining < tightest.remaining:
                 tightest = allowance
@@ -215,22 +220,6 @@ class RateLimiter:
                 reset=exhausted.reset,
             )
         return tightest
-
-    async def _reset(self, key: str, item: Any, used: int) -> float:
-        """When the key's window ends: known when this request opened it, else read once
-        per window (Redis: the window may have been opened by another replica)."""
-        now = time.time()
-        if used == 1:
-            reset: float = now + item.get_expiry()
-        else:
-            known = self._resets.get(key)
-            if known is not None and known > now:
-                return known
-            reset = float(await self.storage.get_expiry(key))
-        if len(self._resets) >= _RESETS_KEPT:
-            self._resets.clear()
-        self._resets[key] = reset
-        return reset
 
     def _warn(self, exc: Exception) -> None:
         now = time.monotonic()

@@ -146,6 +146,7 @@ def _context(ctx: CallContext) -> dict[str, Any]:
         "version": ctx.version.value,
         "extensions": [list(ctx.requested_extensions), list(ctx.activated_extensions)],
         "headers": headers,  # credentials stay where they were checked
+        "client": ctx.client,  # where an anonymous caller's runs are counted (caps)
     }
 
 
@@ -159,6 +160,7 @@ def _call(body: dict[str, Any]) -> CallContext:
         requested_extensions=tuple(requested),
         activated_extensions=tuple(activated),
         headers=body["headers"],
+        client=body.get("client"),
     )
 
 

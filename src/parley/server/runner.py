@@ -30,6 +30,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
@@ -58,6 +59,9 @@ from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
 from parley.server.live import LiveTask, new_id, untouched, utc_now
 from parley.server.stores.base import StaleWriteError, StoredTask, TaskStore
+
+if TYPE_CHECKING:
+    from parley.server.caps import Caps
 
 log = logging.getLogger("parley.server")
 
@@ -100,6 +104,8 @@ class TaskRunner:
         self.ids = ids
         self.replay_limit = replay_limit
         self._live: dict[TaskKey, LiveTask] = {}
+        self.caps: Caps | None = None
+        """Told of each run's start and end (`parley.server.caps`: runs per caller)."""
         broker.stops = self.stop_here
         holds: Callable[[str], bool] | None = getattr(executor, "holds", None)
         self._holds = holds if broker.failover else None
@@ -180,9 +186,13 @@ class TaskRunner:
         run = asyncio.get_running_loop().create_task(self._run(live, context))
         run.add_done_callback(lambda finished: self._after_run(live, finished))
         live.run = run
+        if self.caps is not None:
+            self.caps.started(run, context.call)
 
     def _after_run(self, live: LiveTask, run: asyncio.Task[None]) -> None:
         """Runs even for a run cancelled before it started: nothing is left behind."""
+        if self.caps is not None:
+            self.caps.ended(run)
         if not live.cancelling:  # a cancel settles the task itself, once CANCELED
             live.settled.set()
         if live.run is run:

@@ -127,7 +127,6 @@ class SendOperations(PushConfigOperations):
                 if turn is not None:  # its run waits on another replica, which took it
                     return live, self.broker.subscribe(live.key, (turn,), after=turn[0])
             await self.runner.begin(ctx, request, live, eager=eager)
-            self.caps.track(ctx, live.run)
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no
                 # await since `begin` committed it: the agent's events all come after).
@@ -182,7 +181,6 @@ class SendOperations(PushConfigOperations):
             if admit is not None:
                 admit(ctx, request.message, request.metadata)
             await self.runner.begin(ctx, request, live, eager=False)
-            self.caps.track(ctx, live.run)
             assert live.task is not None
             return live.version, live.task
         finally:

@@ -120,6 +120,8 @@ class AgentService(SendOperations):
         self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
         self.broker = broker if broker is not None else EventBroker()
         self.runner = TaskRunner(executor, self.store, self.broker)
+        if quotas.max_running_tasks is not None or quotas.max_running_tasks_total is not None:
+            self.runner.caps = self.caps  # runs are counted only to be capped
         self.broker.recover = partial(failover.recover, self.runner, self.broker)
         self.broker.takes = self._take_turn
         shares = getattr(self.store, "shares_configs", None)
