@@ -21,7 +21,7 @@ from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
 from parley.server.quotas import rate_limiter_of
 from parley.wire import jsonrpc
-from parley.wire.errors import rest_error
+from parley.wire.errors import DEFAULT_WIRE_COMPAT, error_table, rest_error
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 
 HEALTH_PATH = "/healthz"
@@ -62,7 +62,7 @@ class A2AApp:
         except Exception as exc:
             error = to_a2a_error(exc, "the ASGI app")
             if not exchange.started:
-                _, body = rest_error(error, self.settings.served[0])
+                _, body = rest_error(error, self.settings.served[0], table=self.settings.errors)
                 await exchange.respond_json(500, body)
 
     async def _route(self, exchange: Exchange) -> None:
@@ -98,13 +98,13 @@ class A2AApp:
         if request.path == self.jsonrpc_path and request.method == "POST":
             body = jsonrpc.failure(None, refused.error, version)
         else:
-            _, body = rest_error(refused.error, version, http_status=refused.status)
+            _, body = rest_error(refused.error, version, refused.status, self.settings.errors)
         await exchange.respond_json(refused.status, body, refused.headers)
 
     async def _not_allowed(self, exchange: Exchange, allowed: tuple[str, ...]) -> None:
         error = MethodNotFoundError(f"{exchange.request.method} is not allowed here")
         version = answer_version(exchange.request, self.settings.served)
-        status, body = rest_error(error, version, http_status=405)
+        status, body = rest_error(error, version, 405, self.settings.errors)
         await exchange.respond_json(status, body, [("Allow", ", ".join(allowed))])
 
 
@@ -148,6 +148,7 @@ def build_app(
     keepalive_seconds: float = 15.0,
     served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
     allowed_hosts: Iterable[str] | None = None,
+    wire_compat: str = DEFAULT_WIRE_COMPAT,
 ) -> A2AApp:
     """The ASGI app serving `handler`.
 
@@ -159,6 +160,8 @@ def build_app(
     `allowed_hosts`: the Host names (port ignored) the app answers to, on every path but
     `/healthz` (others get 400: DNS rebinding); None (the default) or `*` answers any, as
     an app behind a proxy or under several public names must.
+    `wire_compat`: the spec release whose 1.0 error statuses HTTP+JSON answers with,
+    `"1.0.1"` or `"1.0.0"` (`parley.wire.errors.WIRE_COMPAT`; D17).
     """
     served = tuple(dict.fromkeys(served_versions))
     if not served:
@@ -174,6 +177,7 @@ def build_app(
         keepalive_seconds,
         served,
         rate_limiter_of(handler),
+        error_table(wire_compat),
     )
     hosts = allowed_host_names(allowed_hosts)
     return A2AApp(settings, jsonrpc_path, Cards(handler.card, card_mode), hosts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from parley.asgi.http import Exchange, Request
@@ -40,7 +40,7 @@ from parley.server.context import (
 )
 from parley.server.handler import RequestHandler
 from parley.server.quotas import Allowance, RateLimiter
-from parley.wire.errors import spec_of
+from parley.wire.errors import ERROR_TABLE, ErrorTable, spec_of
 from parley.wire.limits import Limits
 
 logger = logging.getLogger("parley.asgi")
@@ -60,6 +60,8 @@ class Settings:
     keepalive_seconds: float
     served: tuple[Version, ...]
     rate_limiter: RateLimiter | None = None
+    errors: ErrorTable = field(default_factory=lambda: ERROR_TABLE)
+    """The 1.0 error statuses the app emits (`parley.wire.errors.WIRE_COMPAT`)."""
 
 
 def to_a2a_error(exc: BaseException, where: str) -> A2AError:

@@ -183,10 +183,10 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
         with applied(settings.limits):
             await _serve(settings, exchange, version, caller)
     except _WrongVerbError as err:
-        status, body = rest_error(err, version, http_status=405)
+        status, body = rest_error(err, version, 405, settings.errors)
         await exchange.respond_json(status, body, [("Allow", ", ".join(err.allowed))])
     except A2AError as err:
-        status, body = rest_error(err, version)
+        status, body = rest_error(err, version, table=settings.errors)
         await exchange.respond_json(status, body, error_headers(err))
 
 
@@ -213,7 +213,7 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
         return sse.encode(dumps(codec.encode_event(item)), event_id=sequence)
 
     def error(err: A2AError) -> bytes:
-        return sse.encode(dumps(rest_error(err, version)[1]), event="error")
+        return sse.encode(dumps(rest_error(err, version, table=settings.errors)[1]), event="error")
 
     events = open_stream(settings.handler, spec, ctx, model_request)
     await streaming.stream(

@@ -31,6 +31,7 @@ from parley.cli.tls import (
     tls_from,
     uvicorn_options,
 )
+from parley.cli.wire_compat import add_wire_compat_option
 from parley.model import AgentCard
 from parley.server.agent import Agent
 from parley.server.auth import Security
@@ -38,6 +39,7 @@ from parley.server.push.delivery import PushSettings
 from parley.server.quotas import DEFAULT_QUOTAS, Quotas
 from parley.server.service import AgentService
 from parley.server.stores import DEFAULT_STORE, describe, open_store
+from parley.wire.errors import DEFAULT_WIRE_COMPAT
 
 if TYPE_CHECKING:
     import uvicorn
@@ -109,6 +111,7 @@ def add_serve_command(commands: Any) -> None:
     add_tls_options(serve)
     add_connection_options(serve)
     add_config_option(serve)
+    add_wire_compat_option(serve)
     serve.set_defaults(run=run_serve)
     _PARSERS.append(serve)
 
@@ -173,6 +176,7 @@ def make_app(
     bus: str | None = None,
     sign_card: Callable[[AgentCard], AgentCard] | None = None,
     quotas: Quotas = DEFAULT_QUOTAS,
+    wire_compat: str = DEFAULT_WIRE_COMPAT,
 ) -> Any:
     """An ASGI app for an Agent (its tasks in `store`, a store URL) or an AgentService (or
     any RequestHandler), answering the Host names `hosts` (None: any); or an app, as it is."""
@@ -181,7 +185,7 @@ def make_app(
     where["quotas"] = quotas
     target = make_handler(target, url, store=store, security=security, **where)
     if is_handler(target):
-        return build_app(target, card_mode=card_mode, allowed_hosts=hosts)
+        return build_app(target, card_mode=card_mode, allowed_hosts=hosts, wire_compat=wire_compat)
     if callable(target):
         return target
     raise SystemExit(f"parley serve: {target!r} is not an agent, handler or ASGI app")
@@ -238,6 +242,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         bus=arguments.bus,
         sign_card=card_signer(arguments),
         quotas=quotas_from(arguments),
+        wire_compat=arguments.wire_compat,
     )
     log.info("serving %s at %s", arguments.target, url)
     uvicorn.run(app, **options)
@@ -286,6 +291,7 @@ def _serve_many(
     if arguments.namespace is not None:
         raise SystemExit("parley serve: with several agents, each one's namespace is its NAME")
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
+    compat = arguments.wire_compat
     apps = {}
     for name, spec in named.items():
         agent = load_target(spec)
@@ -303,7 +309,9 @@ def _serve_many(
             sign_card=card_signer(arguments),
             quotas=quotas_from(arguments),
         )
-        apps[name] = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
+        apps[name] = build_app(
+            handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat
+        )
         log.info("serving %s at %s/%s", spec, url, name)
     uvicorn.run(mount_agents(apps, url, hosts), **server_options(arguments, tls))
     return 0
@@ -341,11 +349,16 @@ def _serve_with_grpc(
     if not is_handler(handler):
         raise SystemExit("parley serve: --grpc-port needs an agent or a request handler")
     credentials = grpc_credentials(tls) if tls else None
+    compat = arguments.wire_compat
     grpc_server = GrpcServer(
-        handler, host=arguments.host, port=arguments.grpc_port, credentials=credentials
+        handler,
+        host=arguments.host,
+        port=arguments.grpc_port,
+        credentials=credentials,
+        wire_compat=compat,
     )
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
-    app = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts)
+    app = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat)
     log.info("serving %s at %s", arguments.target, url)
     server, failures = with_grpc(uvicorn.Config(app, **options), grpc_server)
     server.run()

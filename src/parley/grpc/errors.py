@@ -17,7 +17,7 @@ from grpc_status import rpc_status
 from parley.protocol.errors import A2AError, InternalError, RateLimitedError
 from parley.protocol.negotiation import Version
 from parley.server.quotas import Allowance, quota_metadata
-from parley.wire.errors import grpc_status
+from parley.wire.errors import ERROR_TABLE, ErrorTable, grpc_status
 
 logger = logging.getLogger("parley.grpc")
 
@@ -34,9 +34,10 @@ def to_a2a_error(exc: BaseException, where: str) -> A2AError:
     return InternalError()
 
 
-def status_of(error: A2AError, version: Version) -> grpc.Status:
-    """The gRPC status of an error in one version (codes and messages: `parley.wire.errors`)."""
-    name, message, details = grpc_status(error, version)
+def status_of(error: A2AError, version: Version, table: ErrorTable = ERROR_TABLE) -> grpc.Status:
+    """The gRPC status of an error in one version (codes and messages: `parley.wire.errors`,
+    in `table`)."""
+    name, message, details = grpc_status(error, version, table)
     code = grpc.StatusCode[name]
     status = status_pb2.Status(code=code.value[0], message=message)
     for detail in details:

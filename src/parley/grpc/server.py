@@ -15,6 +15,7 @@ from parley.protocol.negotiation import Version
 from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
 from parley.server.quotas import rate_limiter_of
+from parley.wire.errors import DEFAULT_WIRE_COMPAT, error_table
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 
 
@@ -24,7 +25,9 @@ class GrpcServer:
 
     `credentials`: serve TLS (`grpc.ssl_server_credentials`; with `root_certificates`
     and `require_client_auth=True`, mutual TLS: the verified client certificate reaches
-    the authenticator as `AuthRequest.peer_certificate`); None: plaintext."""
+    the authenticator as `AuthRequest.peer_certificate`); None: plaintext.
+    `wire_compat`: the spec release whose 1.0 error statuses are sent, `"1.0.1"` or
+    `"1.0.0"` (`parley.wire.errors.WIRE_COMPAT`; D17)."""
 
     def __init__(
         self,
@@ -37,6 +40,7 @@ class GrpcServer:
         served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
         grace_seconds: float = 5.0,
         credentials: grpc.ServerCredentials | None = None,
+        wire_compat: str = DEFAULT_WIRE_COMPAT,
     ) -> None:
         if not served_versions:
             raise ValueError("served_versions must name at least one version")
@@ -46,7 +50,8 @@ class GrpcServer:
         self.credentials = credentials
         served = tuple(dict.fromkeys(served_versions))
         authenticator = authenticator_of(handler, authenticator)
-        settings = Settings(handler, authenticator, served, limits, rate_limiter_of(handler))
+        limiter, errors = rate_limiter_of(handler), error_table(wire_compat)
+        settings = Settings(handler, authenticator, served, limits, limiter, errors)
         self.servicers = [A2AServicer(settings, v) for v in served]
         self._options = [
             ("grpc.max_receive_message_length", limits.max_body_bytes),

@@ -13,7 +13,7 @@ cancels cancels the call's task, and the handler's iterator is closed (`aclose`)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 import grpc
@@ -47,6 +47,7 @@ from parley.server.context import (
 from parley.server.handler import RequestHandler
 from parley.server.quotas import RateLimiter, quota_metadata
 from parley.wire.codecs import GRPC
+from parley.wire.errors import ERROR_TABLE, ErrorTable
 from parley.wire.limits import DEFAULT_LIMITS, Limits, use
 from parley.wire.protobuf import Proto, parse
 
@@ -67,6 +68,8 @@ class Settings:
     """What each call's request is parsed under (`parley.wire.limits`)."""
     rate_limiter: RateLimiter | None = None
     """What each call is counted against (`parley.server.quotas`)."""
+    errors: ErrorTable = field(default_factory=lambda: ERROR_TABLE)
+    """The 1.0 error statuses the server emits (`parley.wire.errors.WIRE_COMPAT`)."""
 
 
 def metadata_headers(context: Context) -> dict[str, str]:
@@ -212,7 +215,7 @@ class A2AServicer:
 
     async def _abort(self, exc: Exception, context: Context, where: str) -> NoReturn:
         error: A2AError = to_a2a_error(exc, where)
-        await context.abort_with_status(status_of(error, self.version))
+        await context.abort_with_status(status_of(error, self.version, self.settings.errors))
 
     def _unary(self, spec: OperationSpec) -> Unary:
         async def call(data: bytes, context: Context) -> bytes:

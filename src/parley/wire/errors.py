@@ -1,15 +1,16 @@
 """The one error table: every protocol error to its JSON-RPC code, HTTP status, gRPC
 status and ErrorInfo reason, for both versions; and the error bodies of each binding.
 
-1.0 statuses follow the v1.0.1 table (REFERENCE §6.2, D17). 0.3 never specified REST
-or gRPC errors: the 0.3 columns follow the official SDK 0.3.x (REFERENCE §6.5). The
-JSON-RPC codes are the same in both versions.
+1.0 statuses follow the v1.0.1 table (REFERENCE §6.2, D17); `WIRE_COMPAT` also holds the
+v1.0.0 table, which differs in six cells, for a server told to emit it. 0.3 never
+specified REST or gRPC errors: the 0.3 columns follow the official SDK 0.3.x (REFERENCE
+§6.5). The JSON-RPC codes are the same in both versions and both tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from parley.protocol import errors as e
@@ -32,7 +33,10 @@ class ErrorSpec:
     grpc_status_v03: str
 
 
-ERROR_TABLE: Mapping[type[e.A2AError], ErrorSpec] = {
+ErrorTable = Mapping[type[e.A2AError], ErrorSpec]
+"""Every error class to its row; the functions below take one (default: v1.0.1's)."""
+
+ERROR_TABLE: ErrorTable = {
     # JSON-RPC standard errors. Reasons follow the official SDK where it names them;
     # a malformed body is INVALID_ARGUMENT on REST/gRPC (REFERENCE §6.3).
     e.JSONParseError: ErrorSpec(-32700, 400, "INVALID_ARGUMENT", "JSON_PARSE", 400, "INTERNAL"),
@@ -101,6 +105,39 @@ ERROR_TABLE: Mapping[type[e.A2AError], ErrorSpec] = {
     ),
 }
 
+# v1.0.0's 1.0 HTTP and gRPC statuses where they differ from v1.0.1's (REFERENCE §6.2).
+V1_0_0_CELLS: Mapping[type[e.A2AError], tuple[int, str]] = {
+    e.TaskNotCancelableError: (409, "FAILED_PRECONDITION"),
+    e.PushNotificationNotSupportedError: (400, "UNIMPLEMENTED"),
+    e.UnsupportedOperationError: (400, "UNIMPLEMENTED"),
+    e.ContentTypeNotSupportedError: (415, "INVALID_ARGUMENT"),
+    e.InvalidAgentResponseError: (502, "INTERNAL"),
+    e.VersionNotSupportedError: (400, "UNIMPLEMENTED"),
+}
+
+DEFAULT_WIRE_COMPAT = "1.0.1"
+WIRE_COMPAT: Mapping[str, ErrorTable] = {
+    DEFAULT_WIRE_COMPAT: ERROR_TABLE,
+    "1.0.0": {
+        **ERROR_TABLE,
+        **{
+            cls: replace(ERROR_TABLE[cls], http_status=http, grpc_status=grpc)
+            for cls, (http, grpc) in V1_0_0_CELLS.items()
+        },
+    },
+}
+"""The error tables a server can emit for 1.0 requests, by the spec release that has them
+(0.3 columns and JSON-RPC codes are the same in each)."""
+
+
+def error_table(wire_compat: str) -> ErrorTable:
+    """The table of a spec release named in `WIRE_COMPAT` (ValueError for another)."""
+    table = WIRE_COMPAT.get(wire_compat)
+    if table is None:
+        raise ValueError(f"wire_compat must be one of {', '.join(WIRE_COMPAT)}")
+    return table
+
+
 BY_CODE: Mapping[int, type[e.A2AError]] = {s.jsonrpc_code: c for c, s in ERROR_TABLE.items()}
 BY_REASON: Mapping[str, type[e.A2AError]] = {s.reason: c for c, s in ERROR_TABLE.items()}
 # 0.3 REST errors carry only a status: the first class listed for a status wins.
@@ -119,13 +156,13 @@ BY_HTTP_STATUS_V03: Mapping[int, type[e.A2AError]] = {
 }
 
 
-def spec_of(error: e.A2AError) -> ErrorSpec:
+def spec_of(error: e.A2AError, table: ErrorTable = ERROR_TABLE) -> ErrorSpec:
     """The table row of an error (subclasses of a listed class share its row)."""
     for cls in type(error).__mro__:
-        row = ERROR_TABLE.get(cls)
+        row = table.get(cls)
         if row is not None:
             return row
-    return ERROR_TABLE[e.InternalError]
+    return table[e.InternalError]
 
 
 def details(error: e.A2AError) -> list[dict[str, Any]]:
@@ -163,7 +200,10 @@ def jsonrpc_error(error: e.A2AError, version: Version) -> dict[str, Any]:
 
 
 def rest_error(
-    error: e.A2AError, version: Version, http_status: int | None = None
+    error: e.A2AError,
+    version: Version,
+    http_status: int | None = None,
+    table: ErrorTable = ERROR_TABLE,
 ) -> tuple[int, dict[str, Any]]:
     """HTTP status and body of a REST error.
 
@@ -171,7 +211,7 @@ def rest_error(
     0.3: the official SDK's `{"message": ...}` with its status codes.
     `http_status` overrides the table's (405 for a known path with another verb).
     """
-    row = spec_of(error)
+    row = spec_of(error, table)
     if version is Version.V0_3:
         return http_status or row.http_status_v03, {"message": error.message}
     code = http_status or row.http_status
@@ -184,12 +224,14 @@ def rest_error(
     return code, {"error": status}
 
 
-def grpc_status(error: e.A2AError, version: Version) -> tuple[str, str, list[dict[str, Any]]]:
+def grpc_status(
+    error: e.A2AError, version: Version, table: ErrorTable = ERROR_TABLE
+) -> tuple[str, str, list[dict[str, Any]]]:
     """gRPC status name, message and details (as ProtoJSON dicts) of an error.
 
     0.3 (official SDK 0.3.x): the message is prefixed with the error class name.
     """
-    row = spec_of(error)
+    row = spec_of(error, table)
     if version is Version.V0_3:
         return row.grpc_status_v03, f"{type(error).__name__}: {error.message}", details(error)
     return row.grpc_status, error.message, details(error)
