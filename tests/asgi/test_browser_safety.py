@@ -228,6 +228,23 @@ async def test_json_bodies_for_allowed_hosts_run(
     assert "error" not in response.json()
     assert counted.runs == ["hello"]
     assert await task_count(loopback_app) == 1
+    # Answered in the media type the request used (REFERENCE §2.1: HTTP+JSON SHOULD use
+    # application/a2a+json; a client that sent application/json reads that back).
+    sent = "application/a2a+json" if "a2a+json" in content_type else "application/json"
+    assert response.headers["content-type"] == sent
+
+
+@pytest.mark.parametrize("accept", ["application/a2a+json", "application/json", None])
+async def test_a_request_without_a_body_is_answered_in_the_type_it_accepts(
+    open_app: httpx.AsyncClient, accept: str | None
+) -> None:
+    """A GET (and its error) in `application/a2a+json` when the client accepts it."""
+    headers = {**V1, **({"accept": accept} if accept else {})}
+    expected = accept or "application/json"
+    for path in ("/tasks", "/tasks/unknown"):
+        response = await open_app.get(path, headers=headers)
+        assert response.status_code in (200, 404), response.text
+        assert response.headers["content-type"] == expected
 
 
 async def test_a_body_less_post_needs_no_content_type(open_app: httpx.AsyncClient) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from parley.asgi.guard import check_content_type, check_untyped_body
+from parley.asgi.guard import check_content_type, check_untyped_body, media_type
 from parley.protocol.negotiation import VERSION_HEADER
 from parley.wire.json import JSON, dumps, too_large
 from parley.wire.limits import Limits
@@ -20,6 +20,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 JSON_TYPE = "application/json"
+A2A_JSON_TYPE = "application/a2a+json"
+"""The media type HTTP+JSON SHOULD use (REFERENCE §2.1): answered to a request that sent
+it, or that accepts it; everyone else gets `application/json`, which every client reads."""
 _PATH_SAFE = "/:@!$&'()*+,;=~"
 
 
@@ -146,4 +149,16 @@ class Exchange:
     async def respond_json(
         self, status: int, value: JSON, headers: Iterable[tuple[str, str]] = ()
     ) -> None:
-        await self.respond(status, dumps(value), headers)
+        await self.respond(status, dumps(value), headers, answer_type(self.request.headers))
+
+
+def answer_type(headers: Mapping[str, str]) -> str:
+    """The JSON media type to answer in: `application/a2a+json` to a request whose body
+    was declared so, or, without a body, whose `Accept` names it."""
+    sent = headers.get("content-type")
+    if sent is not None:
+        if sent == JSON_TYPE:  # the common case, decided without parsing
+            return JSON_TYPE
+        return A2A_JSON_TYPE if media_type(sent) == A2A_JSON_TYPE else JSON_TYPE
+    accept = headers.get("accept")
+    return A2A_JSON_TYPE if accept and A2A_JSON_TYPE in accept.lower() else JSON_TYPE
