@@ -33,10 +33,10 @@ from parley.cli.tls import (
 )
 from parley.cli.wire_compat import add_wire_compat_option
 from parley.model import AgentCard
-from parley.server.agent import Agent
 from parley.server.auth import Security
 from parley.server.push.delivery import PushSettings
 from parley.server.quotas import DEFAULT_QUOTAS, Quotas
+from parley.server.servable import Servable, is_servable
 from parley.server.service import AgentService
 from parley.server.stores import DEFAULT_STORE, describe, open_store
 from parley.wire.errors import DEFAULT_WIRE_COMPAT
@@ -134,7 +134,7 @@ def make_handler(
     given; callers authenticated by `security`, else by the agent's own; notifications
     delivered by `push`, see AgentService; its events on the Redis `bus`, if given); any
     other target as it is."""
-    if not isinstance(target, Agent):
+    if not is_servable(target):
         return target
     try:
         tasks, push_configs = open_store(store)
@@ -217,12 +217,12 @@ def run_serve(arguments: argparse.Namespace) -> int:
         return _serve_many(named, url, arguments, store, tls)
     arguments.target = arguments.target[0]
     target = load_target(arguments.target)
-    if arguments.store and not isinstance(target, Agent):
+    if arguments.store and not is_servable(target):
         log.warning(
             "--store applies to an Agent target only: %s keeps its own stores", arguments.target
         )
     security = None
-    if isinstance(target, Agent):
+    if is_servable(target):
         security = agent_security(arguments, target, tls)
     elif arguments.api_key or arguments.bearer_tokens or jwt_requested(arguments):
         raise SystemExit("parley serve: authentication options apply to an Agent target only")
@@ -265,7 +265,7 @@ def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[
 
 
 def agent_security(
-    arguments: argparse.Namespace, agent: Agent, tls: TlsFiles | None
+    arguments: argparse.Namespace, agent: Servable, tls: TlsFiles | None
 ) -> Security | None:
     """The agent's own security plus what the options add (mutual TLS with a client CA)."""
     return security_from(arguments, agent.security, mutual_tls_schemes(tls, agent.security))
@@ -295,7 +295,7 @@ def _serve_many(
     apps = {}
     for name, spec in named.items():
         agent = load_target(spec)
-        if not isinstance(agent, Agent):
+        if not is_servable(agent):
             raise SystemExit(f"parley serve: {name}={spec} is not an Agent")
         security = agent_security(arguments, agent, tls)
         handler = make_handler(
