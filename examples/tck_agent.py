@@ -4,7 +4,9 @@ the prefix of the incoming message's `messageId` (most specific prefix first).
     parley serve examples.tck_agent:agent --grpc-port 50051
 
 (`--grpc-port` adds the gRPC binding of both versions, and its interfaces to the card:
-the kits then test gRPC too.)
+the kits then test gRPC too. The 0.3 kit dials only gRPC URLs with a scheme, so these
+agents list their 0.3 gRPC interface as `grpc://host:port`, where other agents list the
+bare `host:port` the official 0.3 clients dial.)
 
 Three variants, because the kit's expectations exclude each other (docs/decisions.md,
 "Conformance (official TCK)"):
@@ -25,7 +27,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from parley.model import AgentExtension, DataPart, RawPart, TextPart, UrlPart
+from parley.model import AgentCard, AgentExtension, DataPart, RawPart, TextPart, UrlPart
 from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
 
@@ -129,8 +131,17 @@ def _dispatch(unscripted: Behaviour) -> Behaviour:
     return tck
 
 
+class KitAgent(Agent):
+    """An agent whose card names its 0.3 gRPC interface `grpc://host:port`."""
+
+    def card(self, url: str, *, grpc_address: str | None = None, **kwargs: Any) -> AgentCard:
+        if grpc_address and "://" not in grpc_address:
+            grpc_address = f"grpc://{grpc_address}"
+        return super().card(url, grpc_address=grpc_address, **kwargs)
+
+
 def _agent(*, extension_required: bool, unscripted: Behaviour = _complete) -> Agent:
-    served = Agent(
+    served = KitAgent(
         "Parley TCK agent",
         description="Answers the official A2A conformance kit's scripted messages.",
         streaming=True,

@@ -1,6 +1,6 @@
 """`--binding grpc`: the real `parley` command against a real `parley serve --grpc-port`,
-in both protocol versions (the card names a bare `host:port` for 1.0 and `grpc://` for
-0.3; the client dials either)."""
+in both protocol versions (the card names a bare `host:port` for both; the client also
+dials the `grpc://host:port` older Parley servers listed for 0.3)."""
 
 from __future__ import annotations
 

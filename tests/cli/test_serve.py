@@ -132,11 +132,9 @@ def test_serve_with_grpc_beside_http() -> None:
     ]
     assert grpc_interfaces == [
         (f"127.0.0.1:{grpc_port}", "1.0"),
-        (f"grpc://127.0.0.1:{grpc_port}", "0.3"),
+        (f"127.0.0.1:{grpc_port}", "0.3"),
     ]
-    assert {"url": f"grpc://127.0.0.1:{grpc_port}", "transport": "GRPC"} in card[
-        "additionalInterfaces"
-    ]
+    assert {"url": f"127.0.0.1:{grpc_port}", "transport": "GRPC"} in card["additionalInterfaces"]
     assert answer.task.artifacts[0].parts[0].text == "over grpc"
 
 

@@ -230,8 +230,8 @@ async def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> None:
 async def test_connect_picks_the_grpc_interface_of_the_version(
     client: Client, served: Served, version: Version
 ) -> None:
-    """R-BIND-6: the card's gRPC interface of the version (1.0: bare `host:port` with its
-    tenant; 0.3: `grpc://host:port`), dialled by the gRPC transport."""
+    """R-BIND-6: the card's gRPC interface of the version (a bare `host:port`, 1.0's with
+    its tenant), dialled by the gRPC transport."""
     assert client.interface is not None
     assert (client.interface.protocol_binding, client.version) == (GRPC, version)
     assert isinstance(client.transport, GrpcTransport)
@@ -644,8 +644,9 @@ except ImportError as exc:
     ],
 )
 def test_interface_urls_and_their_channels(url: str, target: str, tls: bool) -> None:
-    """1.0 cards name bare `host:port`, 0.3 cards `grpc://host:port`; `http(s)://` URLs
-    are accepted; `grpcs://` and `https://` mean TLS (with the system's roots)."""
+    """Cards name a bare `host:port` (older Parley servers: `grpc://host:port` for 0.3);
+    `http(s)://` URLs are accepted; `grpcs://` and `https://` mean TLS (with the system's
+    roots)."""
     transport = GrpcTransport(url)
     assert (transport.target, transport.credentials is not None) == (target, tls)
 
@@ -874,7 +875,8 @@ class SdkServer:
 
 
 def sdk_grpc_card(url: str, address: str, *, name: str = "SDK agent") -> Any:
-    """The SDK's card naming its gRPC interfaces, as 1.0 and 0.3 clients dial them."""
+    """The SDK's card naming its gRPC interfaces: 1.0 a bare `host:port`, 0.3 the
+    `grpc://host:port` form older Parley servers listed (the client dials both)."""
     card = sdk_card(url, name=name)
     del card.supported_interfaces[:]
     card.supported_interfaces.extend(

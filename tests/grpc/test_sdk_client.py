@@ -4,8 +4,8 @@ in 1.0 mode (`GrpcTransport`, `lf.a2a.v1`) and in its 0.3 compatibility mode
 SDK's own exceptions.
 
 The client is built as an application builds it: `ClientFactory` with a gRPC channel
-factory, from the card narrowed to the gRPC interface of the version under test (1.0
-`host:port`, 0.3 `grpc://host:port`: the factory strips the scheme, as 0.3 clients must).
+factory that opens the URL as given, from the card narrowed to the gRPC interface of the
+version under test (a bare `host:port` in both versions).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ TRANSPORTS = {"1.0": "GrpcTransport", "0.3": "CompatGrpcTransport"}
 
 
 def channel(url: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(url.removeprefix("grpc://"))
+    return grpc.aio.insecure_channel(url)
 
 
 def narrowed(card: Any, version: str) -> Any:

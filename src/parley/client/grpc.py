@@ -2,12 +2,13 @@
 `A2AService`, its method named by the operations table, its request and answer the
 protobuf codec's messages; streams are server streams, ended early by cancelling the call.
 
-Addresses: a bare `host:port` (1.0 cards) and `grpc://host:port` (0.3 cards) dial in
-plaintext, as do `http://` URLs; `grpcs://` and `https://` use TLS with the system's
-roots, or the `credentials` given (which also turn TLS on for the other forms). One
-channel per transport, opened on the first call (in the caller's event loop), closed with
-the transport. Calls do not wait for the server to become ready: an unreachable server
-fails at once (`UNAVAILABLE`, ClientConnectionError), and retries are the client's.
+Addresses: a bare `host:port` (what cards of both versions list) and `grpc://host:port`
+(older Parley servers' 0.3 cards) dial in plaintext, as do `http://` URLs; `grpcs://` and
+`https://` use TLS with the system's roots, or the `credentials` given (which also turn
+TLS on for the other forms). One channel per transport, opened on the first call (in the
+caller's event loop), closed with the transport. Calls do not wait for the server to
+become ready: an unreachable server fails at once (`UNAVAILABLE`, ClientConnectionError),
+and retries are the client's.
 """
 
 from __future__ import annotations

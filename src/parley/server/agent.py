@@ -177,9 +177,10 @@ class Agent:
         **changes: Any,
     ) -> AgentCard:
         """The agent card for an agent served at `url`: every binding in 1.0, then 0.3,
-        with gRPC at `grpc_address` (`host:port`) if given; a streaming agent declares
-        the stream-resume extension (`STREAM_RESUME`). It declares `security` (default:
-        the agent's own), and each skill's scopes as that skill's requirements."""
+        with gRPC at `grpc_address` (`host:port`, listed as `grpc_url` says) if given; a
+        streaming agent declares the stream-resume extension (`STREAM_RESUME`). It declares
+        `security` (default: the agent's own), and each skill's scopes as that skill's
+        requirements."""
         security = security or self.security
         capabilities = self.capabilities
         declared = {extension.uri for extension in capabilities.extensions}
