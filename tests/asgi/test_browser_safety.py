@@ -140,7 +140,10 @@ def refusal(response: httpx.Response, call: Call, status: int) -> str:
         assert body["error"]["status"] == "INVALID_ARGUMENT"
         assert error_reason(body["error"]) == reason
         return str(body["error"]["message"])
-    assert set(body) == {"message"}
+    assert (body["code"], body["type"]) == (
+        code,
+        "ContentTypeNotSupportedError" if status == 415 else "InvalidRequestError",
+    )
     return str(body["message"])
 
 

@@ -287,10 +287,14 @@ async def test_errors_1_0_are_google_rpc_status(client: httpx.AsyncClient) -> No
     assert error_reason(error) == "TASK_NOT_FOUND"
 
 
-async def test_errors_0_3_are_message_bodies(client: httpx.AsyncClient) -> None:
+async def test_errors_0_3_are_what_the_official_clients_decode(client: httpx.AsyncClient) -> None:
+    """0.3 REST errors: the official SDK 0.3.x's status, the JSON-RPC error object with
+    the class name as `type` (docs/decisions.md, "0.3 REST error bodies")."""
     response = await client.post("/v1/tasks/done-1:cancel")
     assert response.status_code == 409
-    assert set(response.json()) == {"message"}
+    body = response.json()
+    assert (body["code"], body["type"]) == (-32002, "TaskNotCancelableError")
+    assert set(body) <= {"code", "message", "type", "data"}
 
 
 @pytest.mark.parametrize(("raw", "status"), [(b"{oops", 400), (b"[1, 2]", 400), (b'"text"', 400)])

@@ -156,7 +156,11 @@ async def test_rest_mid_stream_error_event(
     if version is V10:
         assert error_reason(body["error"]) == "INVALID_AGENT_RESPONSE"
     else:
-        assert body == {"message": "The agent went astray"}
+        assert body == {
+            "code": -32006,
+            "message": "The agent went astray",
+            "type": "InvalidAgentResponseError",
+        }
 
 
 async def test_mid_stream_crash_is_internal_error_without_traceback(

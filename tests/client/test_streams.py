@@ -20,7 +20,7 @@ from parley.client import (
 )
 from parley.client.rest import plan
 from parley.model import SendMessageRequest, Task, TaskState, TaskStatus
-from parley.protocol.errors import InternalError, TaskNotFoundError, UnsupportedOperationError
+from parley.protocol.errors import TaskNotFoundError, UnsupportedOperationError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Route
 from parley.wire import jsonrpc
@@ -112,12 +112,11 @@ async def test_an_error_frame_in_a_jsonrpc_stream() -> None:
 @pytest.mark.parametrize("version", list(Version))
 async def test_an_error_frame_in_a_rest_stream(version: Version) -> None:
     """`event: error` with the version's error body; 1.0 names the class by its reason,
-    0.3's body has only a message (InternalError)."""
+    0.3 by its JSON-RPC code."""
     _, body = rest_error(TaskNotFoundError("gone"), version)
     payload = JSONRPC[Version.V1_0].encode_event(TASK)
     async with scripted(streaming((payload, None), (body, "error"))) as server:
-        expected = TaskNotFoundError if version is Version.V1_0 else InternalError
-        with pytest.raises(expected, match="gone"):
+        with pytest.raises(TaskNotFoundError, match="gone"):
             await first_items(RestTransport(server.url, Version.V1_0), 2)
 
 

@@ -33,6 +33,7 @@ from parley.model import AgentExtension
 from parley.server.agent import Agent
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
+from parley.wire.errors import BY_CODE
 from parley.wire.limits import Limits
 
 pytestmark = pytest.mark.anyio
@@ -593,8 +594,12 @@ def check_rest(response: httpx.Response, case: Case, wire: Wire, ctx: Ctx) -> No
     answer = case.answer(wire) if case.answer else wire.version
     body = response.json()
     if answer == "0.3":
+        # The JSON-RPC error object (@a2a-js/sdk reads `code`) with the class name as
+        # `type` (a2a-sdk's compat transport reads it).
         assert response.status_code == case.expect.http_v03
-        assert set(body) == {"message"}
+        assert {"code", "message", "type"} <= set(body) <= {"code", "message", "type", "data"}
+        assert body["code"] == case.expect.code
+        assert body["type"] == BY_CODE[case.expect.code].__name__
         assert isinstance(body["message"], str)
         assert body["message"]
         return
@@ -711,7 +716,7 @@ async def test_wrong_verb_is_405_with_allow(wire: Wire, verb: str, path: str, al
     assert response.headers["content-type"] == JSON
     body = response.json()
     if not wire.v1:
-        assert set(body) == {"message"}
+        assert (body["code"], body["type"]) == (-32601, "MethodNotFoundError")
         return
     error = body["error"]
     assert set(error) == {"code", "status", "message", "details"}

@@ -125,7 +125,10 @@ def test_rest_error_shapes(cls: type[e.A2AError]) -> None:
     assert type(table.from_rest_error(status, body)) is cls
     status03, body03 = table.rest_error(error, Version.V0_3)
     assert status03 == row.http_status_v03
-    assert body03 == {"message": "bad"}
+    assert body03 == {"code": row.jsonrpc_code, "message": "bad", "type": cls.__name__}
+    assert type(table.from_rest_error(status03, body03)) is cls
+    older = table.from_rest_error(404, {"message": "bad"})  # older 0.3 servers
+    assert (type(older), older.message) == (e.TaskNotFoundError, "bad")
 
 
 def test_field_violations_travel_as_bad_request() -> None:

@@ -208,12 +208,15 @@ def rest_error(
     """HTTP status and body of a REST error.
 
     1.0: google.rpc.Status in AIP-193 form (REFERENCE §6.5, not RFC 9457: D3).
-    0.3: the official SDK's `{"message": ...}` with its status codes.
+    0.3: the official SDK 0.3.x's status codes, and a body both official 0.3 REST
+    clients decode into the error's class: the JSON-RPC error object (`code`, `message`,
+    `data`; @a2a-js/sdk reads `code`) with the class name as `type` (a2a-sdk reads it).
     `http_status` overrides the table's (405 for a known path with another verb).
     """
     row = spec_of(error, table)
     if version is Version.V0_3:
-        return http_status or row.http_status_v03, {"message": error.message}
+        body = {**jsonrpc_error(error, version), "type": _listed_class(error).__name__}
+        return http_status or row.http_status_v03, body
     code = http_status or row.http_status
     status = {
         "code": code,
@@ -282,8 +285,16 @@ def from_jsonrpc_error(raw: object) -> e.A2AError:
     return cls(text or None, data=data)
 
 
+def _listed_class(error: e.A2AError) -> type[e.A2AError]:
+    """The class of the error's table row (its own, or the listed class it derives from)."""
+    return next((c for c in type(error).__mro__ if c in ERROR_TABLE), e.InternalError)
+
+
 def from_rest_error(status: int, body: object) -> e.A2AError:
-    """A REST error response (1.0 Status body or 0.3 message body) back into its class."""
+    """A REST error response back into its class: a 1.0 Status body; a 0.3 body by its
+    JSON-RPC `code`, or by its status alone (`{"message": ...}`, older servers)."""
+    if isinstance(body, dict) and type(body.get("code")) is int and body["code"] in BY_CODE:
+        return from_jsonrpc_error(body)
     cls = BY_HTTP_STATUS_V03.get(status, e.InternalError)
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         inner = body["error"]
