@@ -1,5 +1,6 @@
-"""One live Parley server (uvicorn on 127.0.0.1) for the interop tests, serving the
-interop agent over JSON-RPC and HTTP+JSON in 1.0 and 0.3, with its hybrid card."""
+"""One live Parley server (uvicorn on 127.0.0.1, gRPC beside it) for the interop tests,
+serving the interop agent over JSON-RPC, HTTP+JSON and gRPC in 1.0 and 0.3, with its
+hybrid card."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from parley.asgi import A2AApp, build_app
+from parley.grpc import GrpcServer
 from parley.server.service import AgentService
 from tests.interop.agent import Probe, build_agent
-from tests.interop.live import Live, serving
+from tests.interop.live import Live, free_port, serving
 
 
 @pytest.fixture
@@ -24,13 +26,18 @@ def live() -> Iterator[Live]:
     probe = Probe()
     agent = build_agent(probe)
     services: list[AgentService] = []
+    grpc_port = free_port()
 
     def make_app(url: str) -> A2AApp:
-        service = AgentService(agent.executor(), agent.card(url))
+        card = agent.card(url, grpc_address=f"127.0.0.1:{grpc_port}")
+        service = AgentService(agent.executor(), card)
         services.append(service)
         return build_app(service)
 
-    with serving(make_app) as url:
+    def make_grpc() -> GrpcServer:
+        return GrpcServer(services[0], port=grpc_port)
+
+    with serving(make_app, make_grpc) as url:
         yield Live(url, services[0], probe)
 
 

@@ -1,8 +1,9 @@
-"""A real uvicorn server in a thread on 127.0.0.1, for the interop and stream tests, and
-`Live`: what a test needs of it (its URL, its service, the agent's probe).
+"""A real uvicorn server in a thread on 127.0.0.1, for the interop and stream tests, with
+a gRPC server in its event loop if asked, and `Live`: what a test needs of it (its URL,
+its service, the agent's probe).
 
-Like `tests.asgi.live.running`, but the free port is reserved before the app is built,
-so the agent card can name the server's real URL (the SDK client connects to the URL of
+Like `tests.asgi.live.running`, but the free ports are reserved before the app is built,
+so the agent card can name the server's real URLs (the SDK client connects to the URL of
 the interface it selects from the card).
 """
 
@@ -18,14 +19,47 @@ from dataclasses import dataclass
 import uvicorn
 
 from parley.asgi import A2AApp
+from parley.grpc import GrpcServer
 from parley.server.agent import FunctionExecutor
 from parley.server.service import AgentService
 from tests.interop.agent import Probe
 
 
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (for a server that binds it itself)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, running `grpc` (if any) in its event loop: started once the app has
+    started, stopped before the app shuts down; `ready` is set when both serve."""
+
+    def __init__(self, config: uvicorn.Config, grpc: GrpcServer | None) -> None:
+        super().__init__(config)
+        self.grpc = grpc
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.grpc is not None and self.started:
+            await self.grpc.start()
+        self.ready.set()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.grpc is not None:
+            await self.grpc.stop(0)
+        await super().shutdown(sockets=sockets)
+
+
 @contextmanager
-def serving(make_app: Callable[[str], A2AApp]) -> Iterator[str]:
-    """Reserve a free port, build the app for its URL, serve it (h11, lifespan on)."""
+def serving(
+    make_app: Callable[[str], A2AApp], grpc: Callable[[], GrpcServer] | None = None
+) -> Iterator[str]:
+    """Reserve a free port, build the app for its URL, serve it (h11, lifespan on), and
+    the gRPC server `grpc` makes (called after `make_app`) beside it."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -40,11 +74,11 @@ def serving(make_app: Callable[[str], A2AApp]) -> Iterator[str]:
         ws="none",
         timeout_graceful_shutdown=2,
     )
-    server = uvicorn.Server(config)
+    server = _Server(config, grpc() if grpc is not None else None)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
-    while not server.started:
+    while not server.ready.is_set():
         if time.monotonic() > deadline or not thread.is_alive():
             sock.close()
             raise RuntimeError("uvicorn did not start")

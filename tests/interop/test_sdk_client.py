@@ -1,12 +1,13 @@
 """The official `a2a-sdk` Python client (1.3) against a live Parley server on 127.0.0.1,
-in 1.0 mode and in its 0.3 compatibility mode (`a2a.compat.v0_3`), over JSON-RPC and
-over HTTP+JSON: every scenario runs in all four (version, binding) modes.
+in 1.0 mode and in its 0.3 compatibility mode (`a2a.compat.v0_3`), over JSON-RPC,
+HTTP+JSON and gRPC: every scenario runs in all six (version, binding) modes the card lists.
 
 The client is built the way an application builds it: the card is fetched with the SDK's
 resolver from the server's well-known URL, then narrowed to the one interface under test
 (so `ClientFactory` selects that binding and version), and `ClientFactory.create` picks
-the transport (`JsonRpcTransport`, `RestTransport`, or the 0.3 `CompatJsonRpcTransport`,
-`CompatRestTransport`).
+the transport (`JsonRpcTransport`, `RestTransport`, `GrpcTransport`, or the 0.3
+`CompatJsonRpcTransport`, `CompatRestTransport`, `CompatGrpcTransport`). gRPC channels
+are opened on the interface's URL as the card gives it (no scheme stripped).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import grpc
 import httpx
 import pytest
-from a2a.client import A2ACardResolver, A2AClientError, Client, ClientConfig, ClientFactory
+from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
 from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors as sdk_errors
 
@@ -32,6 +34,7 @@ pytestmark = pytest.mark.anyio
 
 JSONRPC = "JSONRPC"
 REST = "HTTP+JSON"
+GRPC = "GRPC"
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,14 @@ class Mode:
         return f"{self.version}-{self.binding}"
 
 
-MODES = [Mode(v, b) for v in ("1.0", "0.3") for b in (JSONRPC, REST)]
+MODES = [Mode(v, b) for v in ("1.0", "0.3") for b in (JSONRPC, REST, GRPC)]
 TRANSPORTS = {
     Mode("1.0", JSONRPC): "JsonRpcTransport",
     Mode("1.0", REST): "RestTransport",
+    Mode("1.0", GRPC): "GrpcTransport",
     Mode("0.3", JSONRPC): "CompatJsonRpcTransport",
     Mode("0.3", REST): "CompatRestTransport",
+    Mode("0.3", GRPC): "CompatGrpcTransport",
 }
 
 
@@ -98,7 +103,10 @@ async def connect(live: Live, mode: Mode) -> AsyncIterator[Clients]:
         made = []
         for streaming in (False, True):
             config = ClientConfig(
-                supported_protocol_bindings=[mode.binding], streaming=streaming, httpx_client=http
+                supported_protocol_bindings=[mode.binding],
+                streaming=streaming,
+                httpx_client=http,
+                grpc_channel_factory=grpc.aio.insecure_channel,
             )
             made.append(ClientFactory(config).create(card))
         try:
@@ -199,7 +207,7 @@ def gates(live: Live) -> Iterator[list[str]]:
 
 
 async def test_the_sdk_selects_the_interface_under_test(sdk: Clients, mode: Mode) -> None:
-    """R-CARD-28, R-BIND-5: the hybrid card lists all four interfaces; narrowed to one, the
+    """R-CARD-28, R-BIND-5: the hybrid card lists all six interfaces; narrowed to one, the
     SDK builds that binding's transport for that version (1.0 core or 0.3 compat)."""
     interface = sdk.card.supported_interfaces[0]
     assert (interface.protocol_binding, interface.protocol_version) == (
@@ -215,7 +223,7 @@ async def test_the_full_card_makes_the_sdk_choose_1_0(live: Live) -> None:
     async with httpx.AsyncClient(timeout=10) as http:
         card = await A2ACardResolver(http, live.url).get_agent_card()
         listed = [(i.protocol_binding, i.protocol_version) for i in card.supported_interfaces]
-        assert listed == [(JSONRPC, "1.0"), (REST, "1.0"), (JSONRPC, "0.3"), (REST, "0.3")]
+        assert listed == [(b, v) for v in ("1.0", "0.3") for b in (JSONRPC, REST, GRPC)]
         for binding, transport in ((JSONRPC, "JsonRpcTransport"), (REST, "RestTransport")):
             config = ClientConfig(supported_protocol_bindings=[binding], httpx_client=http)
             client = ClientFactory(config).create(card)
@@ -236,7 +244,7 @@ async def test_the_sdk_factory_stamps_a2a_version_on_a_shared_http_client(live: 
     """SDK behaviour worth knowing (not a Parley issue): `ClientFactory` sets the default
     header `A2A-Version: 1.0` on a caller-supplied httpx client, so every later request on
     that client claims 1.0: a card fetched with it is Parley's pure 1.0 card (no 0.3
-    top-level `url`/`protocolVersion`, still all four interfaces), and a plain 0.3 call
+    top-level `url`/`protocolVersion`, still all six interfaces), and a plain 0.3 call
     on it is refused with VersionNotSupported (R-VER-5, REFERENCE §1.3)."""
     async with httpx.AsyncClient(base_url=live.url, timeout=10) as http:
         assert "A2A-Version" not in http.headers
@@ -245,7 +253,7 @@ async def test_the_sdk_factory_stamps_a2a_version_on_a_shared_http_client(live: 
         card = (await http.get("/.well-known/agent-card.json")).json()
         assert "url" not in card
         assert "protocolVersion" not in card
-        assert len(card["supportedInterfaces"]) == 4
+        assert len(card["supportedInterfaces"]) == 6
         body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t-1"}}
         response = await http.post("/", json=body)
     assert response.json()["error"]["code"] == -32009
@@ -378,7 +386,7 @@ async def test_multi_turn_follow_up_inherits_the_context(sdk: Clients) -> None:
 async def test_get_task_history_length(sdk: Clients, mode: Mode) -> None:
     """R-TASK-1/2, §8.4, D11: historyLength unset → the whole history; N → the N most
     recent messages; 0 → no history in 1.0 (and in Parley's 0.3 JSON-RPC), but unlimited in
-    0.3 REST, whose proto has no presence bit (`0` = unset)."""
+    0.3 REST and gRPC, whose proto has no presence bit (`0` = unset)."""
     asked = await send(sdk.unary, user_message(key("history"), skill="greet"))
     await send(sdk.unary, user_message("Grace", task_id=asked.id))
     full = await sdk.unary.get_task(pb.GetTaskRequest(id=asked.id))
@@ -393,7 +401,7 @@ async def test_get_task_history_length(sdk: Clients, mode: Mode) -> None:
         got = await sdk.unary.get_task(pb.GetTaskRequest(id=asked.id, history_length=length))
         assert [m.message_id for m in got.history] == ids[-length:]
     none = await sdk.unary.get_task(pb.GetTaskRequest(id=asked.id, history_length=0))
-    expected = ids if mode == Mode("0.3", REST) else []
+    expected = ids if mode.legacy and mode.binding != JSONRPC else []
     assert [m.message_id for m in none.history] == expected
     assert none.status.state == pb.TASK_STATE_COMPLETED
     assert [text_of(a.parts) for a in none.artifacts] == ["Hello, Grace!"]
@@ -495,19 +503,11 @@ SDK_ERRORS: dict[str, type[Exception]] = {
 
 
 @pytest.mark.parametrize("case", ERROR_CASES)
-async def test_errors_reach_the_sdk_as_its_exceptions(sdk: Clients, mode: Mode, case: str) -> None:
-    """Parley's errors decode into the SDK's own exception classes in 1.0 (both bindings)
-    and 0.3 JSON-RPC. In 0.3 REST the SDK's compat transport cannot: it looks for a `type`
-    member that no 0.3 server sends (neither Parley's `{"message": …}`, the 0.3.x SDK's
-    shape, nor the 1.x SDK's own 0.3 adapter, which answers `{"error": {…}}`), then maps
-    404 to MethodNotFoundError ("Resource not found") and anything else to a bare
-    A2AClientError carrying the HTTP status (Parley: 409, 501)."""
-    expected = SDK_ERRORS[case]
-    if mode == Mode("0.3", REST):
-        expected = sdk_errors.MethodNotFoundError if case == "get-unknown" else A2AClientError
-    with pytest.raises(expected) as raised:
+async def test_errors_reach_the_sdk_as_its_exceptions(sdk: Clients, case: str) -> None:
+    """Parley's errors decode into the SDK's own exception classes on every binding of
+    both versions. In 0.3 REST the SDK's compat transport reads the class name from the
+    body's `type`, which Parley's 0.3 REST errors carry (docs/decisions.md, "0.3 REST
+    error bodies"); without it, 404 would be MethodNotFoundError and anything else a bare
+    A2AClientError."""
+    with pytest.raises(SDK_ERRORS[case]):
         await provoke(sdk, case)
-    if mode == Mode("0.3", REST) and case != "get-unknown":
-        assert type(raised.value) is A2AClientError
-        status = "409" if case == "cancel-terminal" else "501"
-        assert f"HTTP Error {status}" in str(raised.value)
