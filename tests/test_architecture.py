@@ -23,6 +23,7 @@ LAYERS = {
     "asgi": 4,
     "grpc": 4,
     "cli": 5,
+    "adapters": 5,
     "inspector": 5,
 }
 # What the I/O-free core may import besides itself: no asyncio, sockets, files, HTTP.
