@@ -38,7 +38,6 @@ from parley.model import (
 from parley.protocol.errors import (
     ExtensionSupportRequiredError,
     InvalidParamsError,
-    InvalidRequestError,
     MethodNotFoundError,
     TaskNotCancelableError,
     TaskNotFoundError,
@@ -334,13 +333,11 @@ async def test_the_extensions_header_activates_extensions(client: Client) -> Non
 
 async def test_without_the_required_extension_every_call_fails(live: Live, mode: Mode) -> None:
     """R-CAP-2: the server's ExtensionSupportRequiredError, decoded in every mode (0.3
-    REST has no status of its own for it: 400, read as InvalidRequestError's status)."""
-    rest_v03 = mode == Mode(Version.V0_3, "HTTP+JSON")
-    expected = InvalidRequestError if rest_v03 else ExtensionSupportRequiredError
+    REST has no status of its own for it, 400, but its body's `code` names it)."""
     async with Client.connect(live.url, versions=[mode.version], bindings=[mode.binding]) as bare:
-        with pytest.raises(expected, match=EXTENSION) as raised:
+        with pytest.raises(ExtensionSupportRequiredError, match=EXTENSION) as raised:
             await bare.get_task("any")
-    assert type(raised.value) is expected
+    assert type(raised.value) is ExtensionSupportRequiredError
 
 
 async def test_the_tenant_scopes_the_tasks(client: Client, live: Live, mode: Mode) -> None:
