@@ -39,8 +39,15 @@ from parley.model import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from parley.protocol.errors import (
+    ExtendedAgentCardNotConfiguredError,
+    PushNotificationNotSupportedError,
+)
 from parley.protocol.negotiation import Version
+from parley.server.agent import Agent
 from parley.server.context import CallContext
+from parley.server.service import AgentService
+from parley.server.task_context import TaskContext
 from tests.asgi.fakes import CARD, FakeHandler
 from tests.client.agents import EXTENSION
 from tests.equivalence.conftest import Server
@@ -229,6 +236,40 @@ async def test_validation_errors_name_the_field_in_a_bad_request(
     fields = [v["field"] for v in details[1]["fieldViolations"]]
     assert fields == ["message.parts"]
     assert all(v["description"] for v in details[1]["fieldViolations"])
+
+
+# ----------------------------------------------------------------------------- §6.4 triggers
+
+
+async def test_capability_errors_through_every_binding() -> None:
+    """REFERENCE §6.4 by the real checks, through each binding: push-config operations
+    of an agent without `pushNotifications`, and the extended card of one that declares
+    it but has none."""
+    agent = Agent("Plain", description="No push, no extended card.")
+
+    @agent.skill()
+    async def echo(task: TaskContext) -> str:
+        return task.text
+
+    port = free_port()
+    card = agent.card(BASE, grpc_address=f"127.0.0.1:{port}")
+    card = replace(card, capabilities=replace(card.capabilities, extended_agent_card=True))
+    service = AgentService(agent.executor(), card)
+    transport = httpx.ASGITransport(app=build_app(service))
+    async with (
+        httpx.AsyncClient(transport=transport, base_url=BASE) as http,
+        GrpcServer(service, port=port),
+    ):
+        for binding in BINDINGS:
+            async with Client.connect(BASE, http=http, bindings=[binding]) as client:
+                assert client.interface is not None
+                assert client.interface.protocol_binding == binding
+                with pytest.raises(PushNotificationNotSupportedError):
+                    await client.create_push_config("any", "https://example.com/hook")
+                with pytest.raises(PushNotificationNotSupportedError):
+                    await client.list_push_configs("any")
+                with pytest.raises(ExtendedAgentCardNotConfiguredError):
+                    await client.get_extended_card()
 
 
 # ----------------------------------------------------------------------------- custom bindings
