@@ -129,7 +129,7 @@ def test_the_serve_options_build_the_quotas() -> None:
     assert quotas.max_streams is None  # 0: no cap
     assert quotas.storage == "redis://127.0.0.1:6379/0"  # the bus's Redis, its options cut
     defaults = quotas_from(_parsed())
-    assert (defaults.rate, defaults.storage, defaults.max_streams) == (None, "memory", 100)
+    assert (defaults.rate, defaults.storage, defaults.max_streams) == (None, "memory", 1000)
     with pytest.raises(SystemExit, match="expected CLASS=RATE"):
         quotas_from(_parsed("--rate-limit-for", "send"))
     with pytest.raises(SystemExit, match="not a rate"):

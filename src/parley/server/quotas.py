@@ -1,5 +1,6 @@
-"""Rate limits per caller and operation class (R-OPS-14, R-OPS-15), counted by the `limits`
-library in memory or in Redis (so that every replica of an agent counts against one limit).
+"""Rate limits per caller and operation class (R-OPS-14, R-OPS-15): rates in the `limits`
+library's syntax, counted in this process or in Redis through `limits` (so that every
+replica of an agent counts against one limit; `parley.server.quota_counts`).
 
 Who is counted: an authenticated caller by its principal; an anonymous one by its network
 address (a proxy in front must pass the client's address on, e.g. uvicorn's
@@ -68,7 +69,7 @@ class Quotas:
     operations: Mapping[str, str] = field(default_factory=dict)
     anonymous_rate: str | None = None
     storage: str = "memory"
-    max_streams: int | None = 100
+    max_streams: int | None = 1000
     max_running_tasks: int | None = 1000
     max_running_tasks_total: int | None = 10_000
 
