@@ -197,6 +197,7 @@ class RateLimiter:
     async def _count(self, plan: Plan) -> Allowance | None:
         tightest: Allowance | None = None
         exhausted: Allowance | None = None
+        until = 0.0  # when the last exhausted window ends
         memory = self._memory
         for key, amount, period in plan:
             try:
@@ -208,12 +209,12 @@ class RateLimiter:
                 self._warn(exc)
                 return None
             allowance = Allowance(amount, max(0, amount - used), math.ceil(end))
-            if used > amount and (exhausted is None or allowance.reset > exhausted.reset):
-                exhausted = allowance
+            if used > amount and end > until:
+                exhausted, until = allowance, end
             if tightest is None or allowance.remaining < tightest.remaining:
                 tightest = allowance
         if exhausted is not None:
-            wait = max(1, exhausted.reset - int(time.time()))
+            wait = max(1, math.ceil(until - time.time()))
             raise RateLimitedError(
                 f"Rate limit of {exhausted.limit} requests exceeded; retry in {wait} s",
                 retry_after=wait,
