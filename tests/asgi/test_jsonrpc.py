@@ -287,11 +287,25 @@ async def test_absent_params_are_an_empty_object(client: httpx.AsyncClient) -> N
 async def test_notification_gets_204_and_is_not_executed(
     client: httpx.AsyncClient, handler: FakeHandler
 ) -> None:
-    """A request without `id` is a notification: no response body, nothing run."""
+    """A valid request without `id`: no response body, nothing run."""
     payload = {"jsonrpc": "2.0", "method": "SendMessage", "params": send_params(V10)}
     response = await client.post("/", json=payload, headers=V1)
     assert response.status_code == 204
     assert response.content == b""
+    assert not handler.calls
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "code"),
+    [("message/ssend", {}, -32601), ("message/send", {"": "not_a_dict"}, -32602)],
+)
+async def test_request_without_id_gets_its_error(
+    client: httpx.AsyncClient, handler: FakeHandler, method: str, params: Any, code: int
+) -> None:
+    """A2A has no notifications: an invalid request without `id` is answered (id null)."""
+    body = await call(client, {"jsonrpc": "2.0", "method": method, "params": params})
+    assert body["id"] is None
+    assert body["error"]["code"] == code
     assert not handler.calls
 
 

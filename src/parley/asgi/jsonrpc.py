@@ -45,8 +45,10 @@ class _Reply:
 async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
     """Answer one POST. Every JSON-RPC response is HTTP 200 with `application/json`
     but a refused caller's (401 with `WWW-Authenticate`, or 403: REFERENCE §6.3, before
-    the body is read), or a rate-limited one's (429 with `Retry-After`); a notification (no
-    `id`) is not executed and gets an empty 204."""
+    the body is read), or a rate-limited one's (429 with `Retry-After`). A request without
+    `id` is checked like any other (method, version, params) and its error answered with
+    `"id": null`, since A2A defines no notifications (every method's request has an `id`);
+    one that passes is not executed and gets an empty 204."""
     reply = _Reply(None, answer_version(exchange.request, settings.served))
     try:
         caller = await authenticate(settings, exchange)
@@ -66,9 +68,6 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
     value = loads(await exchange.read_body(settings.limits), settings.limits)
     reply.id = jsonrpc.request_id_of(value)
     call = jsonrpc.parse_request(value)
-    if call.is_notification:
-        await exchange.respond(204, content_type=None)
-        return
     found = JSONRPC_METHODS.get(call.method)
     if found is None:
         raise MethodNotFoundError(
@@ -88,6 +87,9 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         lambda: codec.decode_request(operation, params),
         caller=caller,
     )
+    if call.is_notification:
+        await exchange.respond(204, content_type=None)
+        return
     if not spec.streaming:
         result = await call_unary(settings.handler, spec, ctx, request)
         body = jsonrpc.success(call.id, codec.encode_response(operation, result))
