@@ -14,10 +14,15 @@ from typing import Any
 
 import httpx
 import pytest
+from msgspec.structs import replace
 
 from parley.cli.main import build_parser
 from parley.cli.serve import make_app, make_handler, run_serve, with_grpc
 from parley.cli.targets import load_target
+from parley.model import AgentSkill, GetExtendedAgentCardRequest
+from parley.server.agent import Agent
+from parley.server.task_context import TaskContext
+from tests.server.support import ALICE, run
 
 ROOT = Path(__file__).parents[2]
 
@@ -212,3 +217,24 @@ def test_grpc_needs_an_agent_or_a_handler() -> None:
 
 async def asgi_app(scope: object, receive: object, send: object) -> None:
     """An ASGI app target (gRPC cannot serve it)."""
+
+
+def test_an_agent_declares_and_serves_its_extended_card() -> None:
+    """`Agent(extended_card=...)`: the public card declares it, the service serves the card
+    the function makes of the public one, with the same push capability."""
+    agent = Agent("Extended", push_notifications=True)
+    agent.skill()(_noop)
+    skill = AgentSkill(id="admin", name="Admin", description="More", tags=("admin",))
+    agent.extended_card = lambda card: replace(card, skills=(*card.skills, skill))
+    handler = make_handler(agent, "http://127.0.0.1:1", push=False)
+    assert handler.card.capabilities.extended_agent_card
+    request = GetExtendedAgentCardRequest()
+    extended = run(handler.get_extended_agent_card(ALICE, request))
+    assert [s.id for s in extended.skills] == ["_noop", "admin"]
+    assert extended.capabilities.extended_agent_card
+    assert not extended.capabilities.push_notifications
+    assert not Agent("Plain").card("http://x").capabilities.extended_agent_card
+
+
+async def _noop(task: TaskContext) -> str:
+    return "ok"

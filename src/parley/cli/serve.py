@@ -131,9 +131,9 @@ def make_handler(
 ) -> Any:
     """An AgentService for an Agent (its tasks in `store`, a store URL, under `namespace`
     (default: the agent's name); its card with the gRPC interfaces at `grpc_address`, if
-    given; callers authenticated by `security`, else by the agent's own; notifications
-    delivered by `push`, see AgentService; its events on the Redis `bus`, if given); any
-    other target as it is."""
+    given, and the extended card the agent makes of it, if any; callers authenticated by
+    `security`, else by the agent's own; notifications delivered by `push`, see
+    AgentService; its events on the Redis `bus`, if given); any other target as it is."""
     if not is_servable(target):
         return target
     try:
@@ -141,6 +141,7 @@ def make_handler(
     except (ValueError, ImportError) as exc:
         raise SystemExit(f"parley serve: --store: {exc}") from None
     card = target.card(url, grpc_address=grpc_address, security=security)
+    extended = getattr(target, "extended_card", None)
     log.info("tasks are stored in %s", describe(store))
     try:
         return AgentService(
@@ -148,6 +149,7 @@ def make_handler(
             card,
             store=tasks,
             push_store=push_configs,
+            extended_card=extended(card) if extended is not None else None,
             security=security or target.security,
             namespace=namespace,
             push=push,

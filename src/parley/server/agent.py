@@ -82,8 +82,13 @@ class Agent:
         extensions: Sequence[AgentExtension] = (),
         security: Security | None = None,
         resumable: bool = False,
+        extended_card: Callable[[AgentCard], AgentCard] | None = None,
     ) -> None:
         self.name = name
+        self.extended_card = extended_card
+        """Makes the card authenticated callers get (GetExtendedAgentCard) from the public
+        card as served, e.g. with more skills; with it, the public card declares
+        `extendedAgentCard` (0.3: `supportsAuthenticatedExtendedCard`)."""
         self.resumable = resumable
         """Whether a task whose replica died is run again by the replica that recovers it
         (its skill called anew on the task's last user message), instead of failed: for
@@ -187,6 +192,8 @@ class Agent:
         if capabilities.streaming and STREAM_RESUME_URI not in declared:
             extensions = (*capabilities.extensions, STREAM_RESUME)
             capabilities = replace(capabilities, extensions=extensions)
+        if self.extended_card is not None:
+            capabilities = replace(capabilities, extended_agent_card=True)
         interfaces = tuple(
             AgentInterface(url=where, protocol_binding=binding, protocol_version=version.value)
             for version in (Version.V1_0, Version.V0_3)

@@ -93,8 +93,10 @@ class AgentService(SendOperations):
         sign_card: Callable[[AgentCard], AgentCard] | None = None,
         quotas: Quotas = DEFAULT_QUOTAS,
     ) -> None:
-        if push is not None:  # the card declares delivery exactly when it is on
+        if push is not None:  # the cards declare delivery exactly when it is on
             card = _with_push(card, push is not False)
+            if isinstance(extended_card, AgentCard):
+                extended_card = _with_push(extended_card, push is not False)
         if security is not None:  # the cards declare what the authenticator checks
             card = security.apply(card)
             if isinstance(extended_card, AgentCard):
