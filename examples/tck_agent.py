@@ -4,9 +4,10 @@ the prefix of the incoming message's `messageId` (most specific prefix first).
     parley serve examples.tck_agent:agent --grpc-port 50051
 
 (`--grpc-port` adds the gRPC binding of both versions, and its interfaces to the card:
-the kits then test gRPC too. The 0.3 kit dials only gRPC URLs with a scheme, so these
-agents list their 0.3 gRPC interface as `grpc://host:port`, where other agents list the
-bare `host:port` the official 0.3 clients dial.)
+the kits then test gRPC too. The 0.3 kit dials only gRPC URLs with a scheme and wants
+every 0.3 interface URL to be http(s) (as the 0.3 schema describes them), so these agents
+list their 0.3 gRPC interface as `http://host:port`, where other agents list the bare
+`host:port` the official 0.3 clients dial.)
 
 Three variants, because the kit's expectations exclude each other (docs/decisions.md,
 "Conformance (official TCK)"):
@@ -132,11 +133,11 @@ def _dispatch(unscripted: Behaviour) -> Behaviour:
 
 
 class KitAgent(Agent):
-    """An agent whose card names its 0.3 gRPC interface `grpc://host:port`."""
+    """An agent whose card names its 0.3 gRPC interface `http://host:port`."""
 
     def card(self, url: str, *, grpc_address: str | None = None, **kwargs: Any) -> AgentCard:
         if grpc_address and "://" not in grpc_address:
-            grpc_address = f"grpc://{grpc_address}"
+            grpc_address = f"http://{grpc_address}"
         return super().card(url, grpc_address=grpc_address, **kwargs)
 
 
@@ -151,7 +152,7 @@ def _agent(*, extension_required: bool, unscripted: Behaviour = _complete) -> Ag
         extensions=(
             AgentExtension(
                 uri=REQUIRED_EXTENSION,
-                description="Required by the TCK's required-extension tests",
+                description="Required by the kit's required-extension checks",
                 required=extension_required,
             ),
         ),

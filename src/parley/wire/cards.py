@@ -23,7 +23,7 @@ _EXTENDED_FLAG = "supportsAuthenticatedExtendedCard"
 def grpc_url(address: str, version: Version) -> str:
     """A gRPC interface's `url`: the bare `host:port` the official clients of both
     versions dial (they hand the URL to gRPC's channel as it is, and `grpc://host:port`
-    does not resolve there). An address given with a scheme (`grpc://host:port`, which the
+    does not resolve there). An address given with a scheme (`http://host:port`, which the
     0.3 TCK dials) is kept for 0.3 and stripped for 1.0."""
     _, found, rest = address.partition("://")
     return rest if found and version is Version.V1_0 else address
