@@ -251,17 +251,18 @@ SCENARIOS: dict[str, tuple[Scenario, dict[Version, str]]] = {
 REST, GRPC = BINDINGS[1], BINDINGS[2]
 ERROR_DETAILS_03 = (
     "0.3 defines no error details: JSON-RPC carries them as free-form `error.data` "
-    "(decoded as `data`), REST not at all (a status and a message), Parley's gRPC as "
-    "ErrorInfo metadata and BadRequest (decoded as `metadata`, `field_violations`)"
+    "(decoded as `data`), and so does REST, whose body is JSON-RPC's error object (what "
+    "the official 0.3 clients decode); Parley's gRPC carries them as ErrorInfo metadata "
+    "and BadRequest (decoded as `metadata`, `field_violations`)"
 )
 
 
 def details_03(at: str = "", **values: str) -> dict[str, list[str]]:
-    """What 0.3 REST and gRPC make of an error (at path `at`) whose JSON-RPC `data`
-    holds `values`."""
+    """What 0.3 gRPC makes of an error (at path `at`) whose JSON-RPC `data` holds
+    `values` (REST carries the same `data`)."""
     data = f"{at}.data: {{" + ", ".join(f"{k}: {v!r}" for k, v in values.items()) + "} != None"
     metadata = [f"{at}.metadata.{k}: None != {v!r}" for k, v in sorted(values.items())]
-    return {REST: [data], GRPC: [data, *metadata]}
+    return {GRPC: [data, *metadata]}
 
 
 VIOLATIONS_03 = (
@@ -294,22 +295,9 @@ KNOWN: dict[tuple[str, Version], tuple[str, dict[str, list[str]]]] = {
     ),
     ("invalid-params", V03): (
         ERROR_DETAILS_03,
-        {
-            REST: [VIOLATIONS_03],
-            GRPC: [VIOLATIONS_03, ".field_violations: [] != [<FieldViolation>]"],
-        },
+        {GRPC: [VIOLATIONS_03, ".field_violations: [] != [<FieldViolation>]"]},
     ),
-    ("missing-extension", V03): (
-        ERROR_DETAILS_03 + "; and a 0.3 REST error is read by its status alone: the 400 of "
-        "ExtensionSupportRequiredError is InvalidRequestError's",
-        {
-            REST: [
-                ".<error>: 'ExtensionSupportRequiredError' != 'InvalidRequestError'",
-                *details_03(extension=EXTENSION)[REST],
-            ],
-            GRPC: details_03(extension=EXTENSION)[GRPC],
-        },
-    ),
+    ("missing-extension", V03): (ERROR_DETAILS_03, details_03(extension=EXTENSION)),
     ("unsupported-version", V03): (
         "An A2A-Version no interface serves: JSON-RPC answers in 0.3's form (details as "
         "`data`), REST in the first served version's (1.0: ErrorInfo metadata); the 0.3 "
@@ -317,12 +305,12 @@ KNOWN: dict[tuple[str, Version], tuple[str, dict[str, list[str]]]] = {
         "call",
         {
             REST: [
-                details_03(**VERSIONS_03)[REST][0],
+                details_03(**VERSIONS_03)[GRPC][0],
                 *[f".metadata.{k}: None != {v!r}" for k, v in VERSIONS_03.items()],
             ],
             GRPC: [
                 ".<error>: 'VersionNotSupportedError' != 'TaskNotFoundError'",
-                details_03(**VERSIONS_03)[REST][0],
+                details_03(**VERSIONS_03)[GRPC][0],
                 ".message: \"A2A-Version '9.9' is not supported; this interface serves 1.0, 0.3\""
                 " != 'Task <id0> not found'",
                 ".metadata.taskId: None != '<id0>'",
