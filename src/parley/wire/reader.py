@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -235,8 +236,11 @@ def _to_datetime(match: re.Match[str]) -> datetime:
     return moment
 
 
+@functools.lru_cache(maxsize=1024)
 def format_timestamp(moment: datetime) -> str:
-    """UTC with `Z`; milliseconds, or microseconds when the value has them (lossless)."""
+    """UTC with `Z`; milliseconds, or microseconds when the value has them (lossless).
+    Remembered: a task's status timestamp is written out with each write of the task, its
+    events and its answers (equal instants read the same, whatever their zone)."""
     moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     m = moment
     micros = m.microsecond

@@ -3,7 +3,7 @@ Nothing survives the process, so there is no schema, and nothing to recover on s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 
 from msgspec.structs import replace
@@ -63,8 +63,8 @@ class InMemoryTaskStore:
                 self.push_configs.set(scope, config, protocol)
         stored = StoredTask(task=task, version=1)
         self._tasks[key] = stored
-        self._updated[key] = self.clock()
-        self._notify(scope, task, 1, None)
+        self._updated[key] = now = self.clock()
+        self._notify(scope, task, 1, None, now)
         return stored
 
     async def get(
@@ -86,12 +86,17 @@ class InMemoryTaskStore:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
         stored = StoredTask(task=task, version=expected_version + 1)
         self._tasks[key] = stored
-        self._updated[key] = self.clock()
-        self._notify(scope, task, stored.version, events)
+        self._updated[key] = now = self.clock()
+        self._notify(scope, task, stored.version, events, now)
         return stored
 
     def _notify(
-        self, scope: Scope, task: Task, version: int, events: Sequence[TaskEvent] | None
+        self,
+        scope: Scope,
+        task: Task,
+        version: int,
+        events: Sequence[TaskEvent] | None,
+        now: datetime,
     ) -> None:
         configs = self.push_configs
         if configs is None or not configs.any:
@@ -100,7 +105,7 @@ class InMemoryTaskStore:
         if not ids:
             return
         found = rows.notified(task, version, events)  # encoded when claimed
-        if configs.outbox.record(scope, task.id, ids, found, rows.micros(self.clock())):
+        if configs.outbox.record(scope, task.id, ids, found, now):
             self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
@@ -199,10 +204,11 @@ class InMemoryPushConfigStore:
         """Whether any config is set (the one check a task write pays when none is)."""
         return bool(self._configs)
 
-    def config_ids(self, scope: Scope, task_id: str) -> list[str]:
-        """The ids of a task's configs (what a task write records notifications for)."""
+    def config_ids(self, scope: Scope, task_id: str) -> Collection[str]:
+        """The ids of a task's configs (what a task write records notifications for; a
+        view, read at once)."""
         configs = self._configs.get((*scope, task_id))
-        return list(configs) if configs else []
+        return configs.keys() if configs else ()
 
     def _lookup(
         self, scope: Scope, task_id: str, config_id: str

@@ -2,15 +2,17 @@
 `parley.server.push.outbox.Outbox`. Nothing survives the process.
 
 A queue per (task, config) holds its pending notifications in order, so a claim looks at
-each queue's head only. A notification keeps the task or event it tells of, and is encoded
-(`rows.payload`) when first claimed or listed: nothing is written anywhere, so a write
-pays no encoding, and an event's objects are immutable."""
+each queue's head only. A write queues a notification as a plain tuple of what it tells of
+(`Recorded`); it becomes a `Delivery`, encoded (`rows.payload`), when it is first claimed or
+listed: nothing is written anywhere, so a write pays no encoding, and an event's objects
+are immutable. Dead notifications are kept apart, by id."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from parley.model import Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol.negotiation import Version
@@ -20,21 +22,37 @@ from parley.server.stores import rows
 ConfigLookup = Callable[[Scope, str, str], tuple[TaskPushNotificationConfig, Version] | None]
 """A config and its protocol version, by (scope, task id, config id)."""
 Queue = tuple[str, str, str, str]
+"""(tenant, caller, task id, config id)."""
+Recorded = tuple[int, str, Task | TaskEvent, datetime]
+"""A notification as a write queues it: id, notification id, what it tells of, when."""
+Entry = Delivery | Recorded
 
 
 def _queue(row: Delivery) -> Queue:
     return (*row.scope, row.task_id, row.config_id)
 
 
+def _id(entry: Entry) -> int:
+    return entry.id if isinstance(entry, Delivery) else entry[0]
+
+
+def _made(queue: Queue, entry: Entry) -> Delivery:
+    """A queued notification as a `Delivery`, encoded."""
+    if isinstance(entry, Delivery):
+        return entry
+    number, notification_id, told, when = entry
+    at = rows.micros(when)
+    payload = rows.payload(told).encode()
+    return Delivery(number, queue[:2], queue[2], queue[3], notification_id, payload, 0, at, at)
+
+
 class InMemoryOutbox:
     def __init__(self, lookup: ConfigLookup, forget: Callable[[Scope, str, str], None]) -> None:
         self._lookup = lookup
         self._forget = forget
-        self._rows: dict[int, Delivery] = {}  # insertion order is id order
-        self._queues: dict[Queue, deque[int]] = {}
-        """The ids of each queue's pending notifications, in order."""
-        self._told: dict[int, Task | TaskEvent] = {}
-        """What a notification not yet encoded tells of."""
+        self._queues: dict[Queue, deque[Entry]] = {}
+        """Each queue's pending notifications, in order."""
+        self._dead: dict[int, Delivery] = {}
         self._leases: dict[int, int] = {}
         self._next = 1
 
@@ -42,33 +60,35 @@ class InMemoryOutbox:
         self,
         scope: Scope,
         task_id: str,
-        config_ids: Sequence[str],
+        config_ids: Collection[str],
         found: Sequence[tuple[str, Task | TaskEvent]],
-        now: int,
+        now: datetime,
     ) -> int:
         """Queue each notification for each config (the task store's part of a write)."""
+        number = self._next
         for config_id in config_ids:
-            queue = self._queues.setdefault((*scope, task_id, config_id), deque())
+            key = (*scope, task_id, config_id)
+            queue = self._queues.get(key)
+            if queue is None:
+                queue = self._queues[key] = deque()
             for notification_id, told in found:
-                number = self._next
-                self._next += 1
-                row = Delivery(number, scope, task_id, config_id, notification_id, b"", 0, now, now)
-                self._rows[number] = row
-                self._told[number] = told
-                queue.append(number)
+                queue.append((number, notification_id, told, now))
+                number += 1
+        self._next = number
         return len(config_ids) * len(found)
 
-    def _encoded(self, row: Delivery) -> Delivery:
-        told = self._told.pop(row.id, None)
-        if told is None:
-            return row
-        row = self._rows[row.id] = replace(row, payload=rows.payload(told).encode())
-        return row
+    def _head(self, key: Queue, queue: deque[Entry]) -> Delivery:
+        head = queue[0]
+        if not isinstance(head, Delivery):
+            head = queue[0] = _made(key, head)
+        return head
+
+    def _heads(self) -> list[Delivery]:
+        return [self._head(key, queue) for key, queue in self._queues.items()]
 
     async def claim(self, now: int, lease_until: int, limit: int) -> list[Delivery]:
-        heads = [self._rows[ids[0]] for ids in self._queues.values()]
         claimed: list[Delivery] = []
-        for row in sorted(heads, key=lambda r: (r.due_at, r.id)):
+        for row in sorted(self._heads(), key=lambda r: (r.due_at, r.id)):
             if len(claimed) >= limit:
                 break
             if row.due_at > now or self._leases.get(row.id, 0) > now:
@@ -78,86 +98,81 @@ class InMemoryOutbox:
                 self._drop(_queue(row))
                 continue
             self._leases[row.id] = lease_until
-            claimed.append(replace(self._encoded(row), config=found[0], protocol=found[1]))
+            claimed.append(replace(row, config=found[0], protocol=found[1]))
         return claimed
 
-    def _drop(self, queue: Queue) -> None:
-        for number in self._queues.pop(queue, ()):
-            self._rows.pop(number, None)
-            self._told.pop(number, None)
-            self._leases.pop(number, None)
+    def _drop(self, key: Queue) -> deque[Entry]:
+        """The queue taken away, with its leases."""
+        queue = self._queues.pop(key, deque())
+        for entry in queue:
+            self._leases.pop(_id(entry), None)
+        return queue
 
     def _settle(self, delivery: Delivery) -> Delivery | None:
-        """Take the notification off its queue (and its lease); the row, if it is still
-        there."""
+        """Take the notification off its queue (and its lease); the row, if it was there."""
         self._leases.pop(delivery.id, None)
-        queue = _queue(delivery)
-        ids = self._queues.get(queue)
-        if ids and ids[0] == delivery.id:
-            ids.popleft()
-            if not ids:
-                del self._queues[queue]
-        return self._rows.get(delivery.id)
+        key = _queue(delivery)
+        queue = self._queues.get(key)
+        if not queue or _id(queue[0]) != delivery.id:
+            return None
+        head = _made(key, queue.popleft())
+        if not queue:
+            del self._queues[key]
+        return head
 
     async def delivered(self, delivery: Delivery) -> None:
         self._settle(delivery)
-        self._rows.pop(delivery.id, None)
-        self._told.pop(delivery.id, None)
 
     async def retry(self, delivery: Delivery, due_at: int, error: str) -> None:
-        row = self._rows.get(delivery.id)
-        if row is not None:
-            self._rows[row.id] = replace(
-                row, attempts=row.attempts + 1, due_at=due_at, last_error=error
-            )
         self._leases.pop(delivery.id, None)
+        key = _queue(delivery)
+        queue = self._queues.get(key)
+        if queue and _id(queue[0]) == delivery.id:
+            row = self._head(key, queue)
+            queue[0] = replace(row, attempts=row.attempts + 1, due_at=due_at, last_error=error)
 
     async def bury(self, delivery: Delivery, error: str) -> None:
         row = self._settle(delivery)
         if row is not None:
-            self._rows[row.id] = replace(
-                self._encoded(row), attempts=row.attempts + 1, state=DEAD, last_error=error
-            )
+            self._bury(replace(row, attempts=row.attempts + 1), error)
+
+    def _bury(self, row: Delivery, error: str) -> None:
+        self._dead[row.id] = replace(row, state=DEAD, last_error=error)
 
     async def disable(self, delivery: Delivery, error: str) -> None:
         await self.bury(delivery, error)
-        for number in self._queues.pop(_queue(delivery), ()):
-            self._rows[number] = replace(
-                self._encoded(self._rows[number]), state=DEAD, last_error=error
-            )
+        key = _queue(delivery)
+        for entry in self._drop(key):
+            self._bury(_made(key, entry), error)
         self._forget(delivery.scope, delivery.task_id, delivery.config_id)
 
     async def repair(self, now: int) -> int:
         return 0  # a claim here reads every queue's head: nothing is left behind
 
     async def next_due(self) -> int | None:
-        due = [self._rows[ids[0]].due_at for ids in self._queues.values()]
+        due = [row.due_at for row in self._heads()]
         return min(due) if due else None
 
     async def inspect(self, *, state: int, limit: int) -> list[Delivery]:
-        found = [row for row in self._rows.values() if row.state == state][:limit]
-        return [self._encoded(row) for row in found]
+        found: Iterable[Delivery] = self._dead.values()
+        if state == PENDING:
+            found = (_made(key, each) for key, queue in self._queues.items() for each in queue)
+        return sorted(found, key=lambda row: row.id)[:limit]
 
     async def requeue(self, ids: Sequence[int] | None, now: int) -> int:
-        chosen = [
-            row
-            for row in self._rows.values()
-            if row.state == DEAD and (ids is None or row.id in ids)
-        ]
-        for row in chosen:  # each back in its queue, in id order
-            self._rows[row.id] = replace(row, state=PENDING, due_at=now)
-            queue = self._queues.setdefault(_queue(row), deque())
-            queue.append(row.id)
-            if len(queue) > 1 and queue[-2] > row.id:
-                self._queues[_queue(row)] = deque(sorted(queue))
+        chosen = [row for row in self._dead.values() if ids is None or row.id in ids]
+        for row in sorted(chosen, key=lambda row: row.id):  # each back in its queue, in order
+            del self._dead[row.id]
+            key = _queue(row)
+            queue = self._queues.setdefault(key, deque())
+            queue.append(replace(row, state=PENDING, due_at=now))
+            if len(queue) > 1 and _id(queue[-2]) > row.id:
+                self._queues[key] = deque(sorted(queue, key=_id))
         return len(chosen)
 
     def drop_task(self, key: tuple[str, str, str]) -> None:
         """Forget every notification of a purged task."""
-        for row in list(self._rows.values()):
-            if (*row.scope, row.task_id) == key:
-                self._rows.pop(row.id)
-                self._told.pop(row.id, None)
-                self._leases.pop(row.id, None)
         for queue in [queue for queue in self._queues if queue[:3] == key]:
-            del self._queues[queue]
+            self._drop(queue)
+        for row in [row for row in self._dead.values() if (*row.scope, row.task_id) == key]:
+            del self._dead[row.id]

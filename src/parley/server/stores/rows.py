@@ -255,6 +255,9 @@ def notified(
     de-duplicate; the version is the task event's sequence number."""
     if events is None:
         return [(f"{task.id}.{version}.0", task)]
+    if len(events) == 1:  # a runner's save: one event
+        event = events[0]
+        return [(f"{task.id}.{version}.0", event)] if isinstance(event, NOTIFIED) else []
     return [
         (f"{task.id}.{version}.{index}", event)
         for index, event in enumerate(events)

@@ -21,7 +21,6 @@ from parley.model import (
 )
 from parley.protocol import paging
 from parley.protocol.negotiation import Version
-from parley.server.push.outbox import BEHIND
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
     InlineConfigs,
@@ -33,7 +32,7 @@ from parley.server.stores.base import (
 from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
 from parley.server.stores.retention import DurableLifecycle
 from parley.server.stores.sqlite_db import SqliteDatabase, transaction
-from parley.server.stores.sqlite_outbox import SqliteOutbox
+from parley.server.stores.sqlite_outbox import CONFIG_IDS, QUEUES, SqliteOutbox, record
 
 PURGE_BATCH = 500
 """Tasks deleted per purge transaction (the write lock is held that long, no longer)."""
@@ -60,16 +59,11 @@ _FINISHED = f"state IN {sql_list(TERMINAL_STATES)} AND updated_at < ?"
 
 Key = tuple[str, str, str]
 
-_CONFIG_IDS = f"SELECT config_id FROM push_configs WHERE {_CHILD} ORDER BY rowid"
 _SAVE_READ = """SELECT version, history_count, event_count, EXISTS (SELECT 1 FROM push_configs
     WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3) FROM tasks
     WHERE tenant = ?1 AND owner = ?2 AND id = ?3"""
 """What a save reads first: the task's counts, and whether it has push configs (one
 statement: a task without configs pays no second one)."""
-_RECORD = f"""INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
-    due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM push_outbox
-        WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3 AND config_id = ?4 AND state = 0)
-    THEN {BEHIND} ELSE ?7 END, ?8)"""
 
 
 def _put_config(
@@ -85,26 +79,6 @@ def _put_config(
         DO UPDATE SET body = excluded.body, protocol = excluded.protocol""",
         (*scope, config.task_id, config.id, body, protocol.value),
     )
-
-
-def _record(  # noqa: PLR0917 (the parts of one write)
-    connection: sqlite3.Connection,
-    key: Key,
-    task: Task,
-    version: int,
-    events: Sequence[TaskEvent] | None,
-    now: int,
-) -> int:
-    """Queue the write's notifications for the task's push configs, in its transaction."""
-    configs = connection.execute(_CONFIG_IDS, key).fetchall()
-    if not configs:
-        return 0
-    found = rows.notifications(task, version, events)
-    connection.executemany(
-        _RECORD,
-        [(*key, config_id, *each, now, now) for (config_id,) in configs for each in found],
-    )
-    return len(configs) * len(found)
 
 
 def _write_rows(connection: sqlite3.Connection, key: Key, changes: rows.Rows) -> None:
@@ -192,7 +166,13 @@ class SqliteTaskStore(DurableLifecycle):
             _write_rows(connection, key, changes)
             for config, protocol in configs:
                 _put_config(connection, scope, config, protocol)
-            return _record(connection, key, task, 1, None, now)
+            # A new task has no notifications yet, and only the configs given with it (a
+            # config is set for an existing task), or, given none, those put before.
+            if configs:
+                queues = [(config_id, 0) for config_id in {c.id: 0 for c, _ in configs}]
+            else:
+                queues = [(config_id, 0) for (config_id,) in connection.execute(CONFIG_IDS, key)]
+            return record(connection, key, queues, task, 1, None, now)
 
         if await self.database.write(work):
             self.recorded()
@@ -253,7 +233,8 @@ class SqliteTaskStore(DurableLifecycle):
             _write_rows(connection, key, changes)
             if not found[3]:  # no push config: nothing to record
                 return 0
-            return _record(connection, key, task, expected_version + 1, events, head[-1])
+            queues = connection.execute(QUEUES, key).fetchall()
+            return record(connection, key, queues, task, expected_version + 1, events, head[-1])
 
         if await self.database.write(work):
             self.recorded()

@@ -11,11 +11,21 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from parley.model import Task, TaskEvent
 from parley.protocol.negotiation import Version
 from parley.server.push.outbox import BEHIND, DEAD, PENDING, Delivery
 from parley.server.stores import rows
 from parley.server.stores.sqlite_db import SqliteDatabase
 
+CONFIG_IDS = """SELECT config_id FROM push_configs
+    WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY rowid"""
+QUEUES = """SELECT p.config_id, EXISTS (SELECT 1 FROM push_outbox q WHERE q.tenant = ?1
+    AND q.owner = ?2 AND q.task_id = ?3 AND q.config_id = p.config_id AND q.state = 0)
+    FROM push_configs p WHERE p.tenant = ?1 AND p.owner = ?2 AND p.task_id = ?3
+    ORDER BY p.rowid"""
+"""A task's push configs, each with whether notifications for it are pending."""
+_RECORD = """INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
+    due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
 _COLUMNS = """o.id, o.tenant, o.owner, o.task_id, o.config_id, o.event_id, o.payload,
     o.attempts, o.due_at, o.created_at, o.state, o.last_error"""
 _HEADS = f"""SELECT {_COLUMNS}, p.body, p.protocol FROM push_outbox o
@@ -37,6 +47,32 @@ _REPAIR = f"""UPDATE push_outbox SET due_at = ? WHERE state = {PENDING} AND due_
     AND id = (SELECT min(h.id) FROM push_outbox h WHERE h.tenant = push_outbox.tenant
         AND h.owner = push_outbox.owner AND h.task_id = push_outbox.task_id
         AND h.config_id = push_outbox.config_id AND h.state = {PENDING})"""
+
+
+def record(  # noqa: PLR0917 (the parts of one write)
+    connection: sqlite3.Connection,
+    key: tuple[str, str, str],
+    queues: Sequence[tuple[str, int]],
+    task: Task,
+    version: int,
+    events: Sequence[TaskEvent] | None,
+    now: int,
+) -> int:
+    """Queue the write's notifications for the task's push configs (`queues`: each one's id,
+    and whether notifications for it are pending), in its transaction: only a queue's
+    first is due now, the others wait BEHIND it (`push.outbox`)."""
+    if not queues:
+        return 0
+    found = rows.notifications(task, version, events)
+    connection.executemany(
+        _RECORD,
+        [
+            (*key, config_id, event_id, payload, BEHIND if pending or i else now, now)
+            for config_id, pending in queues
+            for i, (event_id, payload) in enumerate(found)
+        ],
+    )
+    return len(queues) * len(found)
 
 
 def delivery(row: Sequence[Any], body: str | None = None, protocol: str | None = None) -> Delivery:
