@@ -252,8 +252,10 @@ async def _send_run(
         _resolve_to_receiver(service.push_worker, hook)
         counted = _Counted(service.push_worker)
 
+    named = [_named(hook, number) for number in range(HOSTS)]  # made once, not per send
+
     def target(number: int) -> str | None:
-        return _named(hook, number % HOSTS) if config else None
+        return named[number % HOSTS] if config else None
 
     per_send = 0
     await _sends(service, range(WARM_UP), concurrency, target)
