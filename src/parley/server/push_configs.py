@@ -77,7 +77,7 @@ class PushConfigOperations:
         configuration = request.configuration
         if configuration is None or configuration.push_notification_config is None:
             return
-        if not self._card.capabilities.push_notifications:  # (the common case, at once)
+        if not self._card.capabilities.push_notifications:  # declared: no table lookup
             require_capability(self._card, Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
         check_webhook(
             configuration.push_notification_config,
