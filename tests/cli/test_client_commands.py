@@ -261,7 +261,16 @@ def test_every_failure_is_one_line_and_its_exit_code(url: str, jsonrpc_only_url:
 
 
 def test_ctrl_c_exits_130_quietly(url: str) -> None:
-    process = start("send", url, "w", "--skill", "wait", "--stream")
+    # Started as a shell starts a command in the foreground: a test run launched in the
+    # background (`cmd &` without job control) ignores SIGINT, and children inherit that.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = start("send", url, "w", "--skill", "wait", "--stream")
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     header = process.stdout.readline()
     assert process.stdout.readline() == "● submitted\n"
     process.send_signal(signal.SIGINT)
