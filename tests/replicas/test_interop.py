@@ -27,8 +27,10 @@ from tests.interop.agent import Probe, build_agent
 from tests.interop.conftest import leaves_nothing_behind
 from tests.interop.live import Live, serving
 from tests.interop.test_sdk_client import (
+    GRPC,
+    MODES,
+    Mode,
     gates,
-    mode,
     sdk,
     test_blocking_send_completes_with_the_echoed_artifact,
     test_cancel_stops_the_agent,
@@ -40,8 +42,6 @@ from tests.interop.test_sdk_client import (
     test_non_blocking_send_returns_at_once_and_completes_later,
     test_stream_delivers_the_task_then_the_chunks_in_order,
     test_subscribe_to_a_running_task,
-    test_the_full_card_makes_the_sdk_choose_1_0,
-    test_the_sdk_factory_stamps_a2a_version_on_a_shared_http_client,
     test_the_sdk_selects_the_interface_under_test,
 )
 from tests.replicas.proxy import RoundRobin
@@ -62,13 +62,21 @@ __all__ = [  # collected here, against the replicas (the leftovers check: on eve
     "test_non_blocking_send_returns_at_once_and_completes_later",
     "test_stream_delivers_the_task_then_the_chunks_in_order",
     "test_subscribe_to_a_running_task",
-    "test_the_full_card_makes_the_sdk_choose_1_0",
-    "test_the_sdk_factory_stamps_a2a_version_on_a_shared_http_client",
     "test_the_sdk_selects_the_interface_under_test",
 ]
+"""(The card tests of the interop suite expect gRPC interfaces, which these replicas do not
+serve: the card is not a replica's concern.)"""
 
 pytestmark = pytest.mark.anyio
 REPLICAS = 3
+
+
+@pytest.fixture(params=[m for m in MODES if m.binding != GRPC], ids=str)
+def mode(request: pytest.FixtureRequest) -> Mode:
+    """The HTTP modes: the replicas here serve JSON-RPC and HTTP+JSON behind the HTTP
+    proxy (gRPC across replicas: `tests/replicas/test_equivalence.py`)."""
+    result: Mode = request.param
+    return result
 
 
 @pytest.fixture
