@@ -16,8 +16,8 @@ import httpx
 import pytest
 import redis
 
-from tests.cli.runner import start
-from tests.cli.test_serve_hosts import SEND, V1, _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import SEND, V1, _free_port
+from tests.cli.test_serve_hosts import _serve as serve_echo
 
 REDIS = "redis://127.0.0.1:6379/0"
 
@@ -36,18 +36,8 @@ def namespace() -> Iterator[str]:
 
 
 def _serve(port: int, namespace: str, *options: str) -> subprocess.Popen[str]:
-    common = ("--port", str(port), "--store", "memory", "--log-level", "warning")
     limits = ("--rate-limit", "4/minute", "--rate-limit-storage", REDIS)
-    process: subprocess.Popen[str] = start(
-        "serve", "examples.echo:agent", *common, *limits, "--namespace", namespace, *options
-    )
-    try:
-        _wait_until_up(f"http://127.0.0.1:{port}", process)
-    except BaseException:
-        process.kill()
-        process.communicate(timeout=20)
-        raise
-    return process
+    return serve_echo(port, *limits, "--namespace", namespace, *options)
 
 
 def test_two_processes_share_one_allowance(namespace: str) -> None:
