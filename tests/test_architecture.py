@@ -25,6 +25,7 @@ LAYERS = {
     "cli": 5,
     "adapters": 5,
     "inspector": 5,
+    "observability": 5,
 }
 # What the I/O-free core may import besides itself: no asyncio, sockets, files, HTTP.
 CORE_ALLOWED = {

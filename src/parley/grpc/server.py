@@ -58,6 +58,8 @@ class GrpcServer:
             ("grpc.max_send_message_length", limits.max_body_bytes),
         ]
         self._server: grpc.aio.Server | None = None
+        self.interceptors: list[grpc.aio.ServerInterceptor] = []
+        """Interceptors the server is started with (`parley.observability.observe_grpc`)."""
 
     @property
     def address(self) -> str:
@@ -69,7 +71,7 @@ class GrpcServer:
         """Bind and start serving; the bound port."""
         if self._server is not None:
             raise RuntimeError("the gRPC server is already started")
-        server = grpc.aio.server(options=self._options)
+        server = grpc.aio.server(options=self._options, interceptors=self.interceptors or None)
         server.add_generic_rpc_handlers([servicer.rpc_handler() for servicer in self.servicers])
         if self.credentials is None:
             self.port = server.add_insecure_port(self.address)
