@@ -15,6 +15,7 @@ from parley.asgi.guard import Refused, allowed_host_names, check_host, check_sit
 from parley.asgi.http import Disconnected, Exchange, Receive, Request, Scope, Send
 from parley.asgi.jsonrpc import serve_jsonrpc
 from parley.asgi.rest import serve_rest
+from parley.asgi.root import agent_page, serve_page, wants_page
 from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.server.context import Authenticator, authenticator_of
@@ -76,7 +77,7 @@ class A2AApp:
                 check_site(exchange.request.headers)
                 await serve_jsonrpc(self.settings, exchange)
             elif method == "GET":  # the 0.3 TCK GETs the card's JSON-RPC `url`
-                await serve_card(self.cards, exchange)
+                await self._get_root(exchange)
             else:
                 await self._not_allowed(exchange, ("GET", "POST"))
         elif path in WELL_KNOWN_PATHS or path == HEALTH_PATH:
@@ -86,9 +87,22 @@ class A2AApp:
                 await exchange.respond_json(200, {"status": "ok"})
             else:
                 await serve_card(self.cards, exchange)
+        elif path == "/" and method == "GET" and wants_page(exchange.request):
+            await self._get_root(exchange)
         else:
             check_site(exchange.request.headers)
             await serve_rest(self.settings, exchange)
+
+    async def _get_root(self, exchange: Exchange) -> None:
+        """A browser at the root gets a page linking the card (`parley.asgi.root`); any
+        other GET of the JSON-RPC path the card."""
+        request = exchange.request
+        if request.path == "/" and wants_page(request):
+            card = self.settings.handler.card
+            root = exchange.scope.get("root_path", "")
+            await serve_page(exchange, agent_page(card.name, card.description, root))
+        else:
+            await serve_card(self.cards, exchange)
 
     async def _refuse(self, exchange: Exchange, refused: Refused) -> None:
         """A guard's refusal with its HTTP status (JSON-RPC's too: the request never
