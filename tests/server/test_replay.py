@@ -158,8 +158,9 @@ async def version(service: AgentService, task_id: str) -> int:
 # ----------------------------------------------------------------------------- numbering
 
 
-def test_every_streamed_event_carries_the_version_it_was_committed_at() -> None:
-    """The Task is version 1; an agent message takes a number but is not streamed."""
+def test_every_streamed_event_carries_the_generation_it_produced() -> None:
+    """The Task is generation 1, each update one more; an agent message into history
+    takes a store version but no generation, and is not streamed (R-STREAM-6)."""
     service, remote = remote_service()
 
     async def main() -> None:
@@ -179,10 +180,13 @@ def test_every_streamed_event_carries_the_version_it_was_committed_at() -> None:
             "1:task:SUBMITTED",
             "2:status:WORKING",
             "3:artifact:a",
-            "5:artifact:b",
-            "6:status:COMPLETED",
+            "4:artifact:b",
+            "5:status:COMPLETED",
         ]
         assert await version(service, as_task(events[0][1]).id) == 6
+        stored = await service.store.get(service.store_scope(ALICE), as_task(events[0][1]).id)
+        assert stored is not None
+        assert stored.task.generation == 5
 
     run(main())
 
@@ -199,8 +203,8 @@ def test_a_direct_message_has_no_sequence_number() -> None:
 
 
 def test_a_follow_up_stream_starts_with_the_task_at_its_users_message() -> None:
-    """The follow-up's snapshot is numbered by the commit of the user's message; the
-    agent's events, all committed after it, follow without overlap."""
+    """The follow-up's snapshot carries the generation the user's message left it at (a
+    message into history takes none); the agent's events follow without overlap."""
     service, remote = remote_service()
 
     async def main() -> None:
@@ -211,9 +215,9 @@ def test_a_follow_up_stream_starts_with_the_task_at_its_users_message() -> None:
         await remote.emit(status(TaskState.WORKING), status(TaskState.COMPLETED), None)
         second = await drain(service.send_streaming_message(ALICE, send("y", task_id=task_id)))
         assert picture(second) == [
-            "3:task:INPUT_REQUIRED",
-            "4:status:WORKING",
-            "5:status:COMPLETED",
+            "2:task:INPUT_REQUIRED",
+            "3:status:WORKING",
+            "4:status:COMPLETED",
         ]
         snapshot = as_task(second[0][1])
         assert [text_of(m) for m in snapshot.history] == ["x", "y"]
@@ -286,9 +290,9 @@ def test_a_resumed_subscription_replays_exactly_what_was_missed() -> None:
         assert picture(seen) == ["1:task:SUBMITTED", "2:status:WORKING", "3:artifact:a"]
         await remote.emit(chunk("b"), note("aside"), chunk("c"))
         stream = subscribe(service, task_id, resuming(3))
-        assert picture(await take(stream, 2)) == ["4:artifact:b", "6:artifact:c"]
+        assert picture(await take(stream, 2)) == ["4:artifact:b", "5:artifact:c"]
         await remote.emit(status(TaskState.COMPLETED), None)
-        assert picture(await drain(stream)) == ["7:status:COMPLETED"]
+        assert picture(await drain(stream)) == ["6:status:COMPLETED"]
         await settle()
         assert service.runner.live_count() == 0
 
@@ -580,7 +584,7 @@ def durable_service(url: str) -> AgentService:
 
 
 def test_numbers_keep_increasing_across_a_restart(database: str) -> None:
-    """The durable stores keep the version: a new process numbers a task's events after
+    """The durable stores keep the generation: a new process numbers a task's events after
     those the old one streamed, and its restart policy takes a number too."""
 
     async def first_life() -> tuple[str, str]:
@@ -609,7 +613,7 @@ def test_numbers_keep_increasing_across_a_restart(database: str) -> None:
             reply = send("Bob", task_id=asked_id)
             events = await drain(service.send_streaming_message(ALICE, reply))
             # The suspended function did not survive: the skill starts over and asks again.
-            assert picture(events) == ["3:task:INPUT_REQUIRED", "4:status:INPUT_REQUIRED"]
+            assert picture(events) == ["2:task:INPUT_REQUIRED", "3:status:INPUT_REQUIRED"]
             await wait_for_state(service, asked_id, TaskState.INPUT_REQUIRED)
         finally:
             await service.shutdown()

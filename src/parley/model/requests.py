@@ -18,13 +18,15 @@ class SendMessageConfiguration(Model, frozen=True, kw_only=True):
     """How to process a sent message.
 
     `return_immediately` is 1.0's name; 0.3 sends its negation as `blocking`.
-    `history_length` None means no limit was asked for.
+    `history_length` None means no limit was asked for. `if_generation_match` (1.1 draft):
+    a follow-up is refused unless the task is at that generation.
     """
 
     accepted_output_modes: tuple[str, ...] = ()
     push_notification_config: TaskPushNotificationConfig | None = None
     history_length: int | None = None
     return_immediately: bool = False
+    if_generation_match: int | None = None
 
 
 class SendMessageRequest(Model, frozen=True, kw_only=True):
@@ -41,12 +43,14 @@ SendMessageResult: TypeAlias = Task | Message
 
 
 class GetTaskRequest(Model, frozen=True, kw_only=True):
-    """GetTask."""
+    """GetTask. `current_generation` (1.1 draft): a long-poll, answered once the task's
+    generation is above it (or at the server's timeout)."""
 
     id: str
     history_length: int | None = None
     metadata: JSONObject | None = None
     tenant: str = ""
+    current_generation: int | None = None
 
 
 class ListTasksRequest(Model, frozen=True, kw_only=True):

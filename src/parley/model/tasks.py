@@ -49,7 +49,12 @@ class Artifact(Model, frozen=True, kw_only=True):
 
 
 class Task(Model, frozen=True, kw_only=True):
-    """A unit of work with a lifecycle, its artifacts and its message history."""
+    """A unit of work with a lifecycle, its artifacts and its message history.
+
+    `generation` (A2A 1.1 draft) is 1 when the task is created and grows by one with each
+    status or artifact update folded into it (`protocol.folding`); 0 means not numbered
+    (a peer that does not keep it). Only the 1.1 codecs put it on the wire.
+    """
 
     id: str
     context_id: str
@@ -57,22 +62,26 @@ class Task(Model, frozen=True, kw_only=True):
     artifacts: tuple[Artifact, ...] = ()
     history: tuple[Message, ...] = ()
     metadata: JSONObject | None = None
+    generation: int = 0
 
 
 class TaskStatusUpdateEvent(Model, frozen=True, kw_only=True):
     """A change of a task's status, as streamed or pushed.
 
     0.3's `final` flag is not stored: the 0.3 codec derives it from the state.
+    `generation`: the task's generation after this update (1.1 draft; 0: not numbered).
     """
 
     task_id: str
     context_id: str
     status: TaskStatus
     metadata: JSONObject | None = None
+    generation: int = 0
 
 
 class TaskArtifactUpdateEvent(Model, frozen=True, kw_only=True):
-    """A new artifact, or a chunk of one (`append`), as streamed or pushed."""
+    """A new artifact, or a chunk of one (`append`), as streamed or pushed; `generation`
+    as in TaskStatusUpdateEvent."""
 
     task_id: str
     context_id: str
@@ -80,6 +89,7 @@ class TaskArtifactUpdateEvent(Model, frozen=True, kw_only=True):
     append: bool = False
     last_chunk: bool = False
     metadata: JSONObject | None = None
+    generation: int = 0
 
 
 StreamEvent: TypeAlias = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent

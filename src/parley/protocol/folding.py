@@ -1,5 +1,9 @@
 """Folding events into a task: status updates, artifact chunks and messages -> the new Task.
 
+Folding also keeps the task's `generation` (A2A 1.1 draft): 1 for a new task, one more
+for each status or artifact update; a message into history leaves it (it is no event of
+the task's stream). `numbered` gives an update the generation it produced.
+
 Pure functions over frozen model objects; legality of state moves is `lifecycle`'s. No I/O.
 """
 
@@ -48,6 +52,7 @@ def new_task(
         context_id=context_id,
         status=TaskStatus(state=TaskState.SUBMITTED, timestamp=timestamp),
         history=(first,),
+        generation=1,
     )
 
 
@@ -103,11 +108,21 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
     if isinstance(event, TaskArtifactUpdateEvent):  # first: a stream's usual event
         _check_owner(task, event.task_id, event.context_id, "")
         _check_not_terminal(task, "an artifact update")
-        return replace(task, artifacts=_fold_artifact(task.artifacts, event))
+        return replace(
+            task, artifacts=_fold_artifact(task.artifacts, event), generation=task.generation + 1
+        )
     if isinstance(event, TaskStatusUpdateEvent):
         _check_owner(task, event.task_id, event.context_id, "")
         return _apply_status(task, event)
     return _apply_message(task, event)
+
+
+def numbered(event: TaskEvent, task: Task) -> TaskEvent:
+    """`event` carrying `task.generation`, the generation folding it produced (a message
+    is returned as it is: it has none)."""
+    if type(event) is Message or event.generation == task.generation:
+        return event
+    return replace(event, generation=task.generation)
 
 
 def _check_owner(task: Task, task_id: str, context_id: str, prefix: str) -> None:
@@ -146,7 +161,13 @@ def _apply_status(task: Task, event: TaskStatusUpdateEvent) -> Task:
     metadata = task.metadata
     if event.metadata:
         metadata = {**(task.metadata or {}), **event.metadata}
-    return replace(task, status=event.status, history=history, metadata=metadata)
+    return replace(
+        task,
+        status=event.status,
+        history=history,
+        metadata=metadata,
+        generation=task.generation + 1,
+    )
 
 
 def _apply_message(task: Task, message: Message) -> Task:

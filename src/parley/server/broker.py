@@ -8,11 +8,12 @@ ends with an error telling it to resubscribe), so a slow client never stalls the
 or the other subscribers. An event that ends the stream (terminal or interrupted
 state) is delivered and then closes every subscription of that task.
 
-Sequence numbers are the task's store versions: every committed event has one, and it
-only increases, across restarts too for the durable stores. A subscription may start
-with `head` entries (a snapshot, or events replayed from a `ReplayWindow`); the runner
-builds it in the same synchronous stretch as it reads the window, under the task's
-lock, so the head and the live events that follow have no gap and no overlap.
+Sequence numbers are the task's generations (`Task.generation`): every published
+event has its own, one above the last, across restarts too for the durable stores. A
+subscription may start with `head` entries (a snapshot, or events replayed from a
+`ReplayWindow`); the runner builds it in the same synchronous stretch as it reads the
+window, under the task's lock, so the head and the live events that follow have no gap
+and no overlap.
 
 The broker is behind a protocol (`Broker`) so a cross-replica one (`RedisBus`) can
 replace it (DESIGN 7): `publish` is awaited (done at once here), a subscription may start
@@ -48,8 +49,8 @@ Entry = tuple[int | None, StreamEvent]
 """An event and its sequence number (None for a direct Message, which has no task)."""
 
 Turn = tuple[int, Task]
-"""A follow-up taken (`Broker.hand_off`): the task's version and snapshot once the
-message is recorded."""
+"""A follow-up taken (`Broker.hand_off`): the task's sequence number (generation) and
+snapshot once the message is recorded."""
 Takes = Callable[[TaskKey, SendMessageRequest, CallContext], Awaitable[Turn]]
 
 
@@ -334,8 +335,8 @@ class ReplayWindow:
 
     __slots__ = ("entries", "floor", "limit")
 
-    def __init__(self, version: int, limit: int) -> None:
-        self.floor = version
+    def __init__(self, sequence: int, limit: int) -> None:
+        self.floor = sequence
         self.limit = limit
         self.entries: deque[tuple[int, StreamEvent]] = deque(maxlen=limit)
 
@@ -352,7 +353,7 @@ class ReplayWindow:
     def after(self, sequence: int, current: int) -> list[tuple[int, StreamEvent]] | None:
         """The events published after `sequence`, or None when the window cannot vouch
         for all of them: `sequence` is older than the window, or newer than `current`
-        (the task's version), i.e. not a number this task gave out."""
+        (the task's generation), i.e. not a number this task gave out."""
         if not self.floor <= sequence <= current:
             return None
         return [entry for entry in self.entries if entry[0] > sequence]

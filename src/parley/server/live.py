@@ -55,3 +55,10 @@ class LiveTask:
     in its creation's transaction."""
     window: ReplayWindow | None = None
     """From the first subscription on, the last `replay_limit` events (0: no window)."""
+
+    @property
+    def sequence(self) -> int:
+        """Where the task's stream stands: its generation, which every published event
+        advances (0 before the task exists). Streams number their events with it."""
+        task = self.task
+        return 0 if task is None else task.generation

@@ -15,7 +15,7 @@ A save refused as stale (the store is ahead: it completed a write whose caller w
 cancelled, or another process wrote) is re-read, re-folded and saved again
 (`_rebase`); a cancel stops the run under the lock, so never inside a write.
 While a live task has had a subscriber, a `ReplayWindow` keeps its last published
-events, numbered by store version, so a subscriber that lost its stream can resume.
+events, numbered by the task's generation, so a subscriber that lost its stream can resume.
 A cancel also asks the other replicas (`broker.request_stop`) to stop their run of
 the task; one asked so stops its own (`stop_here`).
 
@@ -135,7 +135,7 @@ class TaskRunner:
         stored = await self.store.get(scope, live.key[2])
         if stored is not None:
             if live.window is not None and stored.version != live.version:
-                live.window = ReplayWindow(stored.version, self.replay_limit)  # written elsewhere
+                live.window = ReplayWindow(stored.task.generation, self.replay_limit)  # elsewhere
             live.task, live.version = stored.task, stored.version
             live.context_id = stored.task.context_id
         return stored
@@ -396,6 +396,7 @@ class TaskRunner:
         except StaleWriteError:
             stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
+        event = folding.numbered(event, stored.task)
         if isinstance(event, TaskArtifactUpdateEvent):
             if (published := self._publish(live, event, False)) is not DONE:
                 await published  # (in process, done: the streamed event's path, kept short)
@@ -422,22 +423,22 @@ class TaskRunner:
 
     def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> Awaitable[None]:
         if live.window is not None:
-            live.window.add(live.version, event)
-        return self.broker.publish(live.key, event, final=final, sequence=live.version)
+            live.window.add(live.sequence, event)
+        return self.broker.publish(live.key, event, final=final, sequence=live.sequence)
 
     def subscribe(self, live: LiveTask, head: tuple[Entry, ...] = ()) -> Subscription:
         """`head`, then the task's events from now on (the caller holds the lock or has not
         awaited since the last commit: no event falls in between); opens the window."""
         if live.window is None and self.replay_limit > 0:
-            live.window = ReplayWindow(live.version, self.replay_limit)
-        return self.broker.subscribe(live.key, head, after=live.version)
+            live.window = ReplayWindow(live.sequence, self.replay_limit)
+        return self.broker.subscribe(live.key, head, after=live.sequence)
 
     async def resume(self, live: LiveTask, after: int | None) -> Subscription:
         """SubscribeToTask's (under the lock, the task loaded): the events after `after` if
         the window or the broker has them all, else the snapshot at its version; then live."""
         assert live.task is not None
         window = live.window
-        missed = window.after(after, live.version) if window and after is not None else None
+        missed = window.after(after, live.sequence) if window and after is not None else None
         if missed is None and after is not None and await self.broker.replayable(live.key, after):
             return self.broker.subscribe(live.key, after=after)
-        return self.subscribe(live, tuple(missed) if missed else ((live.version, live.task),))
+        return self.subscribe(live, tuple(missed) if missed else ((live.sequence, live.task),))

@@ -130,7 +130,7 @@ class SendOperations(PushConfigOperations):
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no
                 # await since `begin` committed it: the agent's events all come after).
-                subscription = self.runner.subscribe(live, ((live.version, live.task),))
+                subscription = self.runner.subscribe(live, ((live.sequence, live.task),))
         except BaseException:
             if subscription is not None:
                 subscription.close()
@@ -182,7 +182,7 @@ class SendOperations(PushConfigOperations):
                 admit(ctx, request.message, request.metadata)
             await self.runner.begin(ctx, request, live, eager=False)
             assert live.task is not None
-            return live.version, live.task
+            return live.sequence, live.task
         finally:
             live.turn.release()
             self.runner.release(live)

@@ -78,9 +78,9 @@ def _notifications(
 
 
 def _task(row: Sequence[Any]) -> Task:
-    """A task from (id, context id, status, metadata, history, artifacts), history and
-    artifacts aggregated as JSON by the server."""
-    task_id, context_id, status, metadata, history, artifacts = row
+    """A task from (id, context id, status, metadata, history, artifacts, generation),
+    history and artifacts aggregated as JSON by the server."""
+    task_id, context_id, status, metadata, history, artifacts, generation = row
     found = [] if artifacts is None else rows.loads(artifacts)
     return rows.task(
         task_id,
@@ -89,6 +89,7 @@ def _task(row: Sequence[Any]) -> Task:
         metadata_text=metadata,
         history=[] if history is None else rows.loads(history),
         artifacts=[rows.artifact(header, chunks or []) for header, chunks in found],
+        generation=generation,
     )
 
 
@@ -158,6 +159,7 @@ class PostgresTaskStore(DurableLifecycle):
                 rows.metadata_json(task.metadata),
                 len(task.history),
                 now,
+                task.generation,
                 *_notifications(task, 1, None),
                 rows.micros(now),
             )
@@ -178,8 +180,8 @@ class PostgresTaskStore(DurableLifecycle):
             row = await connection.fetchrow(GET, *scope, task_id, history_length)
         if row is None:
             return None
-        context_id, status, metadata, version, history, artifacts = row
-        task = _task((task_id, context_id, status, metadata, history, artifacts))
+        context_id, status, metadata, version, generation, history, artifacts = row
+        task = _task((task_id, context_id, status, metadata, history, artifacts, generation))
         return StoredTask(task=task, version=version)
 
     def _remember(
@@ -221,6 +223,7 @@ class PostgresTaskStore(DurableLifecycle):
             len(task.history),
             len(events),
             now,
+            task.generation,
             expected_version,
             *save_arguments(changes),
         )
@@ -265,6 +268,7 @@ class PostgresTaskStore(DurableLifecycle):
                 len(task.history),
                 len(events),
                 now,
+                task.generation,
             )
             await write_rows(connection, key, changes)
             recorded = await connection.execute(
@@ -295,8 +299,8 @@ class PostgresTaskStore(DurableLifecycle):
         elif shape.history_length > 0:
             history = HISTORY.format(first=f"t.history_count - {query.param(shape.history_length)}")
         artifacts = ARTIFACTS if shape.include_artifacts else "NULL::json"
-        page_sql = f"""SELECT t.id, t.context_id, t.status, t.metadata, {history}, {artifacts}
-            FROM tasks t WHERE {query.sql()} ORDER BY t.sort_ts DESC, t.id DESC
+        page_sql = f"""SELECT t.id, t.context_id, t.status, t.metadata, {history}, {artifacts},
+            t.generation FROM tasks t WHERE {query.sql()} ORDER BY t.sort_ts DESC, t.id DESC
             LIMIT {query.param(size + 1)}"""
         async with self.database.connection() as connection:
             total = await connection.fetchval(count_sql, *count_params)

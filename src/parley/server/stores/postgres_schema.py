@@ -97,4 +97,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             ON push_outbox (tenant, owner, task_id, config_id, state, id)""",
         "CREATE INDEX push_outbox_due ON push_outbox (state, due_at)",
     ),
+    (
+        # Version 3: the task's generation (A2A 1.1 draft), as in the SQLite schema.
+        "ALTER TABLE tasks ADD COLUMN generation bigint NOT NULL DEFAULT 0",
+        "UPDATE tasks SET generation = version",
+    ),
 )

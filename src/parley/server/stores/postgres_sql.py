@@ -20,11 +20,11 @@ Key = tuple[str, str, str]
 KEY = "tenant = $1 AND owner = $2 AND id = $3"
 CHILD = "tenant = $1 AND owner = $2 AND task_id = $3"
 INSERT_TASK = """INSERT INTO tasks (tenant, owner, id, context_id, state, status, sort_ts,
-    metadata, version, history_count, event_count, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, 0, $10, $10) ON CONFLICT DO NOTHING"""
+    metadata, version, history_count, event_count, created_at, updated_at, generation)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, 0, $10, $10, $11) ON CONFLICT DO NOTHING"""
 UPDATE_TASK = f"""UPDATE tasks SET state = $4, status = $5, sort_ts = $6, metadata = $7,
-    version = version + 1, history_count = $8, event_count = event_count + $9, updated_at = $10
-    WHERE {KEY}"""
+    version = version + 1, history_count = $8, event_count = event_count + $9, updated_at = $10,
+    generation = $11 WHERE {KEY}"""
 UPSERT_HEADER = """INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, owner, task_id, position)
     DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header"""
@@ -40,7 +40,7 @@ ARTIFACTS = """(SELECT json_agg(json_build_array(a.header, (
         WHERE c.tenant = a.tenant AND c.owner = a.owner AND c.task_id = a.task_id
         AND c.position = a.position)) ORDER BY a.position)
     FROM artifacts a WHERE a.tenant = t.tenant AND a.owner = t.owner AND a.task_id = t.id)"""
-GET = f"""SELECT t.context_id, t.status, t.metadata, t.version,
+GET = f"""SELECT t.context_id, t.status, t.metadata, t.version, t.generation,
     CASE WHEN $4::bigint = 0 THEN NULL
     ELSE {HISTORY.format(first="t.history_count - coalesce($4::bigint, t.history_count)")} END,
     {ARTIFACTS}
@@ -65,7 +65,7 @@ is waited for and the check re-read, so a row is never left BEHIND a settled hea
 CREATE = f"""WITH made AS (
         {INSERT_TASK} RETURNING 1),
     outbox AS ({
-    RECORD.format(applied="EXISTS (SELECT 1 FROM made)", ids="$11", bodies="$12", now="$13")
+    RECORD.format(applied="EXISTS (SELECT 1 FROM made)", ids="$12", bodies="$13", now="$14")
 })
     SELECT (SELECT count(*) FROM made), (SELECT count(*) FROM outbox)"""
 """A new task and its first notification (to configs put before it, with the message that
@@ -74,32 +74,32 @@ created it) in one statement."""
 RECORD_AFTER = RECORD.format(applied="TRUE", ids="$4", bodies="$5", now="$6")
 
 SAVE_CTES = f"""WITH up AS (
-        {UPDATE_TASK} AND version = $11 RETURNING 1),
+        {UPDATE_TASK} AND version = $12 RETURNING 1),
     headers AS (
         INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
         SELECT $1, $2, $3, h.artifact_id, h.position, h.header
-        FROM unnest($12::text[], $13::int[], $14::json[]) AS h(artifact_id, position, header)
+        FROM unnest($13::text[], $14::int[], $15::json[]) AS h(artifact_id, position, header)
         WHERE EXISTS (SELECT 1 FROM up)
         ON CONFLICT (tenant, owner, task_id, position)
         DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header),
     dropped AS (
-        DELETE FROM artifact_chunks WHERE {CHILD} AND position = ANY($15::int[])
+        DELETE FROM artifact_chunks WHERE {CHILD} AND position = ANY($16::int[])
         AND EXISTS (SELECT 1 FROM up)),
     chunks AS (
         INSERT INTO artifact_chunks (tenant, owner, task_id, position, seq, parts)
         SELECT $1, $2, $3, c.position, c.seq, c.parts
-        FROM unnest($16::int[], $17::bigint[], $18::json[]) AS c(position, seq, parts)
+        FROM unnest($17::int[], $18::bigint[], $19::json[]) AS c(position, seq, parts)
         WHERE EXISTS (SELECT 1 FROM up)),
     messages AS (
         INSERT INTO task_messages (tenant, owner, task_id, position, body)
         SELECT $1, $2, $3, m.position, m.body
-        FROM unnest($19::int[], $20::json[]) AS m(position, body)
+        FROM unnest($20::int[], $21::json[]) AS m(position, body)
         WHERE EXISTS (SELECT 1 FROM up))"""
 SAVE = (
     SAVE_CTES
     + f""",
     outbox AS ({
-        RECORD.format(applied="EXISTS (SELECT 1 FROM up)", ids="$21", bodies="$22", now="$23")
+        RECORD.format(applied="EXISTS (SELECT 1 FROM up)", ids="$22", bodies="$23", now="$24")
     })
     SELECT (SELECT count(*) FROM up), (SELECT count(*) FROM outbox)"""
 )
@@ -112,8 +112,8 @@ earlier chunks, never the ones inserted beside it."""
 CONFIGS = "SELECT 1 FROM push_configs p WHERE p.tenant = $1 AND p.owner = $2 AND p.task_id = $3"
 SAVE_BARE = (
     SAVE_CTES.replace(
-        "AND version = $11 RETURNING 1",
-        f"AND version = $11 AND NOT EXISTS ({CONFIGS}) RETURNING 1",
+        "AND version = $12 RETURNING 1",
+        f"AND version = $12 AND NOT EXISTS ({CONFIGS}) RETURNING 1",
     )
     + f"""
     SELECT (SELECT count(*) FROM up), EXISTS ({CONFIGS})"""
@@ -158,7 +158,7 @@ async def write_rows(connection: Connection, key: Key, changes: rows.Rows) -> No
 
 
 def save_arguments(changes: rows.Rows) -> tuple[object, ...]:
-    """$12..$20 of `SAVE`: headers, replaced positions, chunks, messages as arrays.
+    """$13..$21 of `SAVE`: headers, replaced positions, chunks, messages as arrays.
     A chunk that replaces its artifact's parts supersedes the earlier chunks of the save."""
     replaced = {c.position: i for i, c in enumerate(changes.chunks) if c.replace}
     chunks = [c for i, c in enumerate(changes.chunks) if i >= replaced.get(c.position, -1)]

@@ -138,6 +138,7 @@ def task(
     metadata_text: str | None,
     history: Sequence[JSON],
     artifacts: Sequence[Artifact],
+    generation: int,
 ) -> Task:
     """A task from its row and its (already parsed) history and artifacts."""
     return Task(
@@ -147,6 +148,7 @@ def task(
         artifacts=tuple(artifacts),
         history=tuple(message(doc) for doc in history),
         metadata=None if metadata_text is None else loads(metadata_text),
+        generation=generation,
     )
 
 

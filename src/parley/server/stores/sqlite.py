@@ -40,11 +40,11 @@ PURGE_BATCH = 500
 _KEY = "tenant = ? AND owner = ? AND id = ?"
 _CHILD = "tenant = ? AND owner = ? AND task_id = ?"
 _INSERT_TASK = """INSERT INTO tasks (tenant, owner, id, context_id, state, status, sort_ts,
-    metadata, version, history_count, event_count, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0, ?, ?) ON CONFLICT DO NOTHING"""
+    metadata, version, history_count, event_count, created_at, updated_at, generation)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING"""
 _UPDATE_TASK = f"""UPDATE tasks SET state = ?, status = ?, sort_ts = ?, metadata = ?,
-    version = version + 1, history_count = ?, event_count = event_count + ?, updated_at = ?
-    WHERE {_KEY}"""
+    version = version + 1, history_count = ?, event_count = event_count + ?, updated_at = ?,
+    generation = ? WHERE {_KEY}"""
 _UPSERT_HEADER = """INSERT INTO artifacts (tenant, owner, task_id, artifact_id, position, header)
     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, task_id, position)
     DO UPDATE SET artifact_id = excluded.artifact_id, header = excluded.header"""
@@ -157,6 +157,7 @@ class SqliteTaskStore(DurableLifecycle):
             len(task.history),
             now,
             now,
+            task.generation,
         )
         changes = rows.created(task)
 
@@ -187,13 +188,13 @@ class SqliteTaskStore(DurableLifecycle):
         def work(connection: sqlite3.Connection) -> StoredTask | None:
             with transaction(connection, write=False):
                 head = connection.execute(
-                    "SELECT context_id, status, metadata, version, history_count"
+                    "SELECT context_id, status, metadata, version, history_count, generation"
                     f" FROM tasks WHERE {_KEY}",
                     key,
                 ).fetchone()
                 if head is None:
                     return None
-                context_id, status, metadata, version, history_count = head
+                context_id, status, metadata, version, history_count, generation = head
                 history: list[rows.JSON] = []
                 if history_length != 0:
                     history = _history(connection, key, rows.first_position(history_count, shape))
@@ -205,6 +206,7 @@ class SqliteTaskStore(DurableLifecycle):
                 metadata_text=metadata,
                 history=history,
                 artifacts=artifacts,
+                generation=generation,
             )
             return StoredTask(task=task, version=version)
 
@@ -222,6 +224,7 @@ class SqliteTaskStore(DurableLifecycle):
             len(task.history),
             len(events),
             rows.micros(self.clock()),
+            task.generation,
         )
 
         def work(connection: sqlite3.Connection) -> int:
@@ -234,7 +237,7 @@ class SqliteTaskStore(DurableLifecycle):
             if not found[3]:  # no push config: nothing to record
                 return 0
             queues = connection.execute(QUEUES, key).fetchall()
-            return record(connection, key, queues, task, expected_version + 1, events, head[-1])
+            return record(connection, key, queues, task, expected_version + 1, events, head[-2])
 
         if await self.database.write(work):
             self.recorded()
@@ -250,7 +253,7 @@ class SqliteTaskStore(DurableLifecycle):
             cursor = paging.decode_page_token(request.page_token)
             after = " AND (sort_ts, id) < (?, ?)"
             page_params += [rows.cursor_ts(cursor), cursor.task_id]
-        query = f"""SELECT id, context_id, status, metadata, history_count FROM tasks
+        query = f"""SELECT id, context_id, status, metadata, history_count, generation FROM tasks
             WHERE {where}{after} ORDER BY sort_ts DESC, id DESC LIMIT ?"""
 
         def work(connection: sqlite3.Connection) -> TaskPage:
@@ -271,10 +274,10 @@ class SqliteTaskStore(DurableLifecycle):
     def _listed(
         connection: sqlite3.Connection,
         scope: Scope,
-        row: tuple[str, str, str, str | None, int],
+        row: tuple[str, str, str, str | None, int, int],
         shape: rows.Shape,
     ) -> Task:
-        task_id, context_id, status, metadata, history_count = row
+        task_id, context_id, status, metadata, history_count, generation = row
         key = (*scope, task_id)
         history: list[rows.JSON] = []
         if shape.history_length != 0:
@@ -287,6 +290,7 @@ class SqliteTaskStore(DurableLifecycle):
             metadata_text=metadata,
             history=history,
             artifacts=artifacts,
+            generation=generation,
         )
 
     # ----------------------------------------------------------------- restart, retention

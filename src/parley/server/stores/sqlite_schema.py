@@ -100,4 +100,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             ON push_outbox (tenant, owner, task_id, config_id, state, id)""",
         "CREATE INDEX push_outbox_due ON push_outbox (state, due_at)",
     ),
+    (
+        # Version 3: the task's generation (A2A 1.1 draft), kept by folding. A task
+        # written before has no count of its updates: it starts from its version, which
+        # is at least that count (`docs/decisions.md`), so numbers only grow.
+        "ALTER TABLE tasks ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+        "UPDATE tasks SET generation = version",
+    ),
 )
