@@ -8,8 +8,6 @@ calls as status), `interrupt()` as input-required and the follow-up resuming the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import pytest
@@ -20,25 +18,19 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import interrupt
 
 from parley.adapters.langgraph import Graph, from_graph
-from parley.asgi import build_app
-from parley.client import Client, Reconnected
+from parley.client import Client
 from parley.client.auth import APIKeyAuth
 from parley.model import (
     DataPart,
     Message,
-    StreamEvent,
     Task,
-    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from parley.protocol.negotiation import Version
-from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, Security
-from parley.server.service import AgentService
 from parley.server.stores.memory import InMemoryTaskStore
-from tests.adapters.sdk_agent import reserved, serving
+from tests.adapters.served import observed, on_parley, text
 
 pytestmark = pytest.mark.anyio
 
@@ -109,30 +101,6 @@ def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Grap
     for last in ("chat", "recall", "book", "wait"):
         builder.add_edge(last, END)
     return builder.compile(checkpointer=checkpointer or InMemorySaver())
-
-
-@asynccontextmanager
-async def on_parley(agent: Agent, store: InMemoryTaskStore | None = None) -> AsyncIterator[str]:
-    sock = reserved()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    service = AgentService(agent.executor(), agent.card(url), store=store, security=agent.security)
-    async with serving(build_app(service), sock) as served:
-        yield served
-
-
-def text(parts: tuple[Any, ...]) -> str:
-    return "".join(part.text for part in parts if isinstance(part, TextPart))
-
-
-def observed(event: StreamEvent | Reconnected) -> tuple[object, ...]:
-    if isinstance(event, Task):
-        return ("task", event.status.state.name)
-    if isinstance(event, TaskStatusUpdateEvent):
-        said = event.status.message
-        return ("status", event.status.state.name, text(said.parts) if said else "")
-    assert isinstance(event, TaskArtifactUpdateEvent), event
-    chunk = event.artifact
-    return ("chunk", chunk.name, text(chunk.parts), event.append, event.last_chunk)
 
 
 def answers(task: Task | Message) -> list[str]:

@@ -8,14 +8,16 @@ from typing import TypeAlias
 
 from parley.model._base import JSONObject, Model
 from parley.model.messages import Message
-from parley.model.parts import Part
+from parley.model.parts import Part, TextPart
 
 
 class TaskState(enum.IntEnum):
     """Every task state. Values are the protobuf enum numbers (identical in both versions).
 
     Which states are terminal or interrupted, and which moves are legal, is owned by
-    `parley.protocol.lifecycle` alone.
+    `parley.protocol.lifecycle` alone. A state prints as the `parley` command shows it,
+    `completed` or `input-required` (`str()`, f-strings); `repr` and `.name` keep the
+    member's name, `int()` its number.
     """
 
     UNSPECIFIED = 0
@@ -27,6 +29,12 @@ class TaskState(enum.IntEnum):
     INPUT_REQUIRED = 6
     REJECTED = 7
     AUTH_REQUIRED = 8
+
+    def __str__(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 class TaskStatus(Model, frozen=True, kw_only=True):
@@ -47,6 +55,12 @@ class Artifact(Model, frozen=True, kw_only=True):
     metadata: JSONObject | None = None
     extensions: tuple[str, ...] = ()
 
+    @property
+    def text(self) -> str:
+        """The text of the artifact's text parts, run on: a streamed artifact's chunks
+        are pieces of one text ("" if none)."""
+        return "".join(part.text for part in self.parts if isinstance(part, TextPart))
+
 
 class Task(Model, frozen=True, kw_only=True):
     """A unit of work with a lifecycle, its artifacts and its message history.
@@ -62,6 +76,16 @@ class Task(Model, frozen=True, kw_only=True):
     artifacts: tuple[Artifact, ...] = ()
     history: tuple[Message, ...] = ()
     metadata: JSONObject | None = None
+
+    @property
+    def text(self) -> str:
+        """What the agent said: its artifacts' text (`Artifact.text`, one per line), or,
+        with no artifact text, its status message's (an INPUT_REQUIRED task's question,
+        a failed task's reason); "" if neither."""
+        texts = [artifact.text for artifact in self.artifacts]
+        if any(texts):
+            return "\n".join(text for text in texts if text)
+        return self.status.message.text if self.status.message is not None else ""
     generation: int = 0
 
 
