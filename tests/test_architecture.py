@@ -90,6 +90,11 @@ def test_core_imports_no_io(layer: str) -> None:
             )
 
 
+UPWARD = {("server/agent.py", "parley.asgi.embedding")}
+"""Imports against the layers, each with its reason: `Agent.asgi()` is the authoring API's
+door to its HTTP binding (imported when called, and for typing)."""
+
+
 def test_layers_point_one_way() -> None:
     for path, tree in modules():
         own = LAYERS.get(layer_of(path))
@@ -98,6 +103,8 @@ def test_layers_point_one_way() -> None:
         for name in imported(tree):
             parts = name.split(".")
             if parts[0] != "parley" or len(parts) < 2 or parts[1] not in LAYERS:
+                continue
+            if (path.relative_to(SRC).as_posix(), name) in UPWARD:
                 continue
             assert LAYERS[parts[1]] <= own, f"{path.relative_to(SRC)} imports {name}"
 

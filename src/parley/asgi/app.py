@@ -10,7 +10,7 @@ from typing import get_args
 from urllib.parse import quote
 
 from parley.asgi.calls import Settings, answer_version, logger, to_a2a_error
-from parley.asgi.card import WELL_KNOWN_PATHS, CardMode, Cards, serve_card
+from parley.asgi.card import WELL_KNOWN_PATHS, CardMode, Cards, CardSource, serve_card
 from parley.asgi.guard import Refused, allowed_host_names, check_host, check_site
 from parley.asgi.http import Disconnected, Exchange, Receive, Request, Scope, Send
 from parley.asgi.jsonrpc import serve_jsonrpc
@@ -35,7 +35,7 @@ class A2AApp:
         self,
         settings: Settings,
         jsonrpc_path: str,
-        cards: Cards,
+        cards: CardSource,
         allowed_hosts: frozenset[str] | None = None,
     ) -> None:
         self.settings = settings
@@ -122,7 +122,7 @@ class A2AApp:
         await exchange.respond_json(status, body, [("Allow", ", ".join(allowed))])
 
 
-async def _hook(handler: RequestHandler, name: str) -> None:
+async def _hook(handler: object, name: str) -> None:
     """Call the handler's optional `startup` / `shutdown` (sync or async)."""
     hook = getattr(handler, name, None)
     if callable(hook):
@@ -131,8 +131,8 @@ async def _hook(handler: RequestHandler, name: str) -> None:
             await result
 
 
-async def lifespan(handlers: Sequence[RequestHandler], receive: Receive, send: Send) -> None:
-    """Accept startup and shutdown, running the handlers' hooks (in order; shut down in
+async def lifespan(handlers: Sequence[object], receive: Receive, send: Send) -> None:
+    """Accept startup and shutdown, running the handlers' (or apps') hooks (in order; shut down in
     reverse); a failing hook is reported as `…failed` (the server then refuses to start
     or logs it)."""
     while True:

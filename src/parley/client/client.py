@@ -14,7 +14,7 @@ import httpx
 from parley.client.auth import Auth
 from parley.client.card import HTTP_JSON_BINDING, JSONRPC_BINDING, PREFERRED_VERSIONS
 from parley.client.connect import TRANSPORTS, Connecting, TransportFactory, connect_client
-from parley.client.content import Content, configured, user_message
+from parley.client.content import Content, configured, user_message, with_skill
 from parley.client.http import DEFAULT_CONNECT_TIMEOUT
 from parley.client.retry import RetryPolicy
 from parley.client.session import Session
@@ -121,15 +121,18 @@ class Client(Session):
         accepted_output_modes: Sequence[str] = (),
         configuration: SendMessageConfiguration | None = None,
         metadata: JSONObject | None = None,
+        skill: str = "",
         extensions: Sequence[str] = (),
         timeout: Timeout = DEFAULT,
     ) -> SendMessageResult:
         """SendMessage: the Task (finished or interrupted, unless `return_immediately`) or
-        the agent's direct Message reply. The keyword options override `configuration`'s."""
+        the agent's direct Message reply (both have `.text`). The keyword options override
+        `configuration`'s. `skill`: the skill to run, for agents that route by the
+        request's `"skill"` metadata, as Parley's do."""
         settings = configured(
             configuration, return_immediately, history_length, accepted_output_modes
         )
-        request = self._request(content, task_id, context_id, settings, metadata)
+        request = self._request(content, task_id, context_id, settings, with_skill(metadata, skill))
         return await self._call(self.transport.send_message, request, extensions, timeout)
 
     def _request(
@@ -155,13 +158,14 @@ class Client(Session):
         accepted_output_modes: Sequence[str] = (),
         configuration: SendMessageConfiguration | None = None,
         metadata: JSONObject | None = None,
+        skill: str = "",
         extensions: Sequence[str] = (),
     ) -> ClientStream:
         """SendStreamingMessage: iterate the result (`async for`), ideally inside
         `async with`. Yields StreamEvents, and `Reconnected` after a reconnection that
-        could not replay what was missed."""
+        could not replay what was missed. `skill`: as `send`'s."""
         settings = configured(configuration, False, history_length, accepted_output_modes)
-        request = self._request(content, task_id, context_id, settings, metadata)
+        request = self._request(content, task_id, context_id, settings, with_skill(metadata, skill))
         options = self._options(extensions, DEFAULT)
 
         def open(first: CallOptions) -> EventStream:

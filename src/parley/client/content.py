@@ -72,3 +72,14 @@ def configured(
     if not changes:
         return configuration
     return replace(configuration or SendMessageConfiguration(), **changes)
+
+
+SKILL_KEY = "skill"
+"""The request metadata naming the skill to run (Parley's agents route by it)."""
+
+
+def with_skill(metadata: JSONObject | None, skill: str) -> JSONObject | None:
+    """`metadata` naming `skill`, if one is given."""
+    if not skill:
+        return metadata
+    return {**(metadata or {}), SKILL_KEY: skill}

@@ -10,6 +10,7 @@ from typing import Self, TypeVar
 
 import httpx
 
+from parley.client.errors import ClientError
 from parley.client.retry import IDEMPOTENT_METHODS, RetryPolicy, retrying
 from parley.client.streaming import ClientStream, StreamPolicy
 from parley.client.transport import (
@@ -48,7 +49,7 @@ class Session:
         http: httpx.AsyncClient | None = None,
     ) -> None:
         self.transport = transport
-        self.card = card
+        self._card = card
         self.interface = interface
         self.tenant = tenant if tenant is not None else interface.tenant if interface else ""
         self.extensions = tuple(extensions)
@@ -58,6 +59,18 @@ class Session:
         self.headers = dict(headers or {})
         self._http = http
         """An httpx client the Client closes (the one `connect` made)."""
+
+    @property
+    def card(self) -> AgentCard:
+        """The agent card it was connected through (the extended one once fetched);
+        ClientError for a client made without one (`Client(transport)`)."""
+        if self._card is None:
+            raise ClientError("This client has no agent card: Client.connect(url) fetches it")
+        return self._card
+
+    @card.setter
+    def card(self, card: AgentCard) -> None:
+        self._card = card
 
     @property
     def version(self) -> Version:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 
 from parley.model._base import JSONObject, Model
-from parley.model.parts import Part
+from parley.model.parts import Part, TextPart
 
 
 class Role(enum.IntEnum):
@@ -26,3 +26,8 @@ class Message(Model, frozen=True, kw_only=True):
     metadata: JSONObject | None = None
     extensions: tuple[str, ...] = ()
     reference_task_ids: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The text of the message's text parts, joined by newlines ("" if none)."""
+        return "\n".join(part.text for part in self.parts if isinstance(part, TextPart))

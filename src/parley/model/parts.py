@@ -1,4 +1,8 @@
-"""Parts: the content of messages and artifacts (text, raw bytes, a URL, structured data)."""
+"""Parts: the content of messages and artifacts (text, raw bytes, a URL, structured data).
+
+Every part has a `text`: a text part's own text, an empty string for the others, so that
+`part.text` reads the same whatever the kind of part.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,11 @@ class RawPart(Model, frozen=True, kw_only=True):
     filename: str = ""
     metadata: JSONObject | None = None
 
+    @property
+    def text(self) -> str:
+        """No text: a file or data part (`TextPart.text` is a text part's)."""
+        return ""
+
 
 class UrlPart(Model, frozen=True, kw_only=True):
     """File content by reference (0.3: a file part with `uri`)."""
@@ -33,6 +42,11 @@ class UrlPart(Model, frozen=True, kw_only=True):
     filename: str = ""
     metadata: JSONObject | None = None
 
+    @property
+    def text(self) -> str:
+        """No text: a file or data part (`TextPart.text` is a text part's)."""
+        return ""
+
 
 class DataPart(Model, frozen=True, kw_only=True):
     """Structured data: any JSON value (0.3 requires an object)."""
@@ -41,6 +55,11 @@ class DataPart(Model, frozen=True, kw_only=True):
     media_type: str = ""
     filename: str = ""
     metadata: JSONObject | None = None
+
+    @property
+    def text(self) -> str:
+        """No text: a file or data part (`TextPart.text` is a text part's)."""
+        return ""
 
 
 Part: TypeAlias = TextPart | RawPart | UrlPart | DataPart

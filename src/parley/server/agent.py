@@ -10,14 +10,18 @@ returns `task.reply(...)` (a direct message, no task).
         return task.text
 
 A function that awaits `task.ask(...)` suspends in INPUT_REQUIRED and resumes with the
-user's reply, in the same coroutine, when the follow-up message arrives.
+user's reply, in the same coroutine, when the follow-up message arrives. A function of
+one `str` (`async def f(text: str)`) gets the message's text instead of the context.
+
+`agent.asgi()` is the one door from here to the HTTP binding above (`parley.asgi`),
+imported when called, so that this module stays free of it.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from msgspec.structs import replace
 
@@ -36,7 +40,13 @@ from parley.protocol.negotiation import Version
 from parley.server.auth.security import Security
 from parley.server.execution import RequestContext
 from parley.server.functions import AgentFunction, FunctionExecutor
+from parley.server.skills import declared_output_modes, taking_text
 from parley.wire.cards import GRPC_BINDING, grpc_url
+
+if TYPE_CHECKING:
+    from parley.asgi.embedding import AgentApp, AgentAppOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 SKILL_METADATA_KEY = "skill"
 """Message or request metadata naming the skill to run (else the first skill runs)."""
@@ -120,17 +130,23 @@ class Agent:
         tags: Sequence[str] = (),
         examples: Sequence[str] = (),
         scopes: Sequence[str] = (),
-    ) -> Callable[[AgentFunction], AgentFunction]:
-        """Register a function as a skill (the first one registered is the default).
+        input_modes: Sequence[str] = (),
+        output_modes: Sequence[str] | None = None,
+    ) -> Callable[[F], F]:
+        """Register a function as a skill (the first one registered is the default); it
+        takes a `TaskContext`, or one `str` (the message's text).
 
         `scopes`: what a caller needs besides authenticating (e.g. OAuth scopes of a
         `JwtBearer` token) to run it. The card declares them on the skill, and a message
         going to it from a caller without them is refused (PermissionDeniedError) before
-        any task is created."""
+        any task is created. `input_modes`, `output_modes`: the media types the skill
+        takes and produces, when they differ from the agent's; by default a function
+        annotated to return a `dict` or `list` declares `application/json`."""
 
-        def register(function: AgentFunction) -> AgentFunction:
+        def register(function: F) -> F:
             skill_id = id or function.__name__
             doc = inspect.getdoc(function) or ""
+            outputs = declared_output_modes(function) if output_modes is None else output_modes
             self.skills.append(
                 AgentSkill(
                     id=skill_id,
@@ -138,9 +154,11 @@ class Agent:
                     description=description if description is not None else doc,
                     tags=tuple(tags),
                     examples=tuple(examples),
+                    input_modes=tuple(input_modes),
+                    output_modes=tuple(outputs),
                 )
             )
-            self._functions[skill_id] = function
+            self._functions[skill_id] = taking_text(function)
             if scopes:
                 self._scopes[skill_id] = frozenset(scopes)
             return function
@@ -171,6 +189,22 @@ class Agent:
         one of them has some (register skills before serving)."""
         scopes = self.scopes_for if self._scopes else None
         return FunctionExecutor(self.route, scopes, resumable=self.resumable)
+
+    def asgi(self, url: str | None = None, **options: Unpack[AgentAppOptions]) -> AgentApp:
+        """This agent as an ASGI app, to serve (`uvicorn.run(agent.asgi())`) or to mount
+        (`app.mount("/agent", agent.asgi())`; `parley.asgi.mount_into`). Register skills
+        first.
+
+        `url`: its public URL, for its card; by default each request's own (scheme, Host,
+        mount path). `store`: a `TaskStore` or a store URL, `memory` (the default),
+        `sqlite:///agent.db`, `postgresql://…` (`parley.server.stores.open_store`); it is
+        opened by the ASGI lifespan, the host's (`lifespan`), or the first request.
+        `push_store`, `broker`, `namespace`, `security`, `push`, `quotas`: as
+        `AgentService`'s; `limits`, `allowed_hosts`, `card_mode`, `served_versions`: as
+        `parley.asgi.build_app`'s."""
+        from parley.asgi.embedding import agent_app  # noqa: PLC0415 - the layer above
+
+        return agent_app(self, url, **options)
 
     def card(
         self,
