@@ -18,6 +18,7 @@ from parley.cli.connections import add_connection_options, connection_limits, co
 from parley.cli.db import STORE_ENV, default_store
 from parley.cli.hosts import allowed_hosts
 from parley.cli.logs import configure_logging, log_config
+from parley.cli.observability import add_observability_options, observed, observed_grpc
 from parley.cli.push import add_push_options, push_settings
 from parley.cli.quotas import add_quota_options, quotas_from
 from parley.cli.replicas import add_bus_option, event_bus, listen_options, run_workers
@@ -112,6 +113,7 @@ def add_serve_command(commands: Any) -> None:
     add_connection_options(serve)
     add_config_option(serve)
     add_wire_compat_option(serve)
+    add_observability_options(serve)
     serve.set_defaults(run=run_serve)
     _PARSERS.append(serve)
 
@@ -247,7 +249,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         wire_compat=arguments.wire_compat,
     )
     log.info("serving %s at %s", arguments.target, url)
-    uvicorn.run(app, **options)
+    uvicorn.run(observed(app, arguments), **options)
     return 0
 
 
@@ -315,7 +317,8 @@ def _serve_many(
             handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat
         )
         log.info("serving %s at %s/%s", spec, url, name)
-    uvicorn.run(mount_agents(apps, url, hosts), **server_options(arguments, tls))
+    mounted = observed(mount_agents(apps, url, hosts), arguments)
+    uvicorn.run(mounted, **server_options(arguments, tls))
     return 0
 
 
@@ -361,6 +364,7 @@ def _serve_with_grpc(
     )
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
     app = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat)
+    app, grpc_server = observed(app, arguments), observed_grpc(grpc_server, arguments)
     log.info("serving %s at %s", arguments.target, url)
     server, failures = with_grpc(uvicorn.Config(app, **options), grpc_server)
     server.run()
