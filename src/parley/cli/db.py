@@ -11,6 +11,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from parley.cli.preflight import problem_line, store_problem
 from parley.server.stores import (
     DEFAULT_STORE,
     SchemaError,
@@ -93,7 +94,7 @@ def _stores(url: str) -> Stores:
 
 def _status(arguments: argparse.Namespace) -> int:
     stores = _stores(arguments.store)
-    status = asyncio.run(_closing(stores, stores.tasks.schema_status()))
+    status = _run(arguments, stores, stores.tasks.schema_status())
     where = describe(arguments.store)
     if status.latest == 0:
         _say(f"{where}: nothing is stored, there is no schema")
@@ -115,9 +116,9 @@ def _state(status: SchemaStatus) -> str:
 
 def _upgrade(arguments: argparse.Namespace) -> int:
     stores = _stores(arguments.store)
-    before = asyncio.run(_closing(stores, stores.tasks.schema_status()))
+    before = _run(arguments, stores, stores.tasks.schema_status())
     try:
-        after = asyncio.run(_closing(stores, stores.tasks.migrate()))
+        after = _run(arguments, stores, stores.tasks.migrate())
     except SchemaError as exc:
         sys.stderr.write(f"parley db upgrade: {exc}\n")
         return 1
@@ -138,12 +139,25 @@ def _purge(arguments: argparse.Namespace) -> int:
         return await stores.tasks.purge(cut)
 
     try:
-        purged = asyncio.run(_closing(stores, purge()))
+        purged = _run(arguments, stores, purge())
     except SchemaError as exc:
         sys.stderr.write(f"parley db purge: {exc}\n")
         return 1
     _say(f"{describe(arguments.store)}: purged {purged} tasks finished before {cut.isoformat()}")
     return 0
+
+
+def _run(arguments: argparse.Namespace, stores: Stores, work: Any) -> Any:
+    """Run `work`, then close the stores; a store that cannot be reached or written is one
+    line naming it, with a hint (`preflight.store_problem`), not a traceback."""
+    try:
+        return asyncio.run(_closing(stores, work))
+    except Exception as exc:
+        problem = store_problem(exc)
+        if problem is None:
+            raise
+        line = problem_line(arguments.store, problem)
+        raise SystemExit(f"parley db {arguments.db_command}: {line}") from None
 
 
 async def _closing(stores: Stores, work: Any) -> Any:
