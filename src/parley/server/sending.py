@@ -28,6 +28,7 @@ from parley.server.live import LiveTask
 from parley.server.push_configs import PushConfigOperations
 from parley.server.runner import TaskRunner
 from parley.server.stores.base import Scope
+from parley.server.visibility import Visibility
 from parley.wire import limits
 
 
@@ -45,6 +46,7 @@ class SendOperations(PushConfigOperations):
     max_parts: int | None
     content_modes: validation.ContentModes
     _configs_with_task: bool
+    visibility: Visibility
 
     async def send_message(
         self, ctx: CallContext, request: SendMessageRequest
@@ -127,6 +129,7 @@ class SendOperations(PushConfigOperations):
                 if turn is not None:  # its run waits on another replica, which took it
                     return live, self.broker.subscribe(live.key, (turn,), after=turn[0])
             await self.runner.begin(ctx, request, live, eager=eager)
+            self.visibility.watch(live)  # a new task: created soon even if its agent is silent
             if subscribe and live.task is not None and message.task_id:
                 # A follow-up's stream starts with the task as the message left it (no
                 # await since `begin` committed it: the agent's events all come after).

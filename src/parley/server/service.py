@@ -50,6 +50,7 @@ from parley.server.stores import namespaces
 from parley.server.stores import startup as store_startup
 from parley.server.stores.base import PushConfigStore, Scope, StoredTask, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
+from parley.server.visibility import DEFAULT_VISIBLE_AFTER, Visibility
 
 
 def _with_push(card: AgentCard, on: bool) -> AgentCard:
@@ -75,6 +76,9 @@ class AgentService(SendOperations):
     `parley.wire.card_signatures`): the public card and the extended one.
     `quotas`: rate limits per caller (none by default) and caps on each caller's open
     streams and running tasks (on by default), `parley.server.quotas`.
+    `visible_after`: seconds after which a new task whose agent has emitted nothing yet is
+    created anyway (SUBMITTED), so its caller can see, follow and cancel it; None: only at
+    the agent's first event (`parley.server.visibility`).
     """
 
     def __init__(
@@ -92,6 +96,7 @@ class AgentService(SendOperations):
         push: PushSettings | bool | None = None,
         sign_card: Callable[[AgentCard], AgentCard] | None = None,
         quotas: Quotas = DEFAULT_QUOTAS,
+        visible_after: float | None = DEFAULT_VISIBLE_AFTER,
     ) -> None:
         if push is not None:  # the cards declare delivery exactly when it is on
             card = _with_push(card, push is not False)
@@ -122,6 +127,7 @@ class AgentService(SendOperations):
         self.push_store = push_store if push_store is not None else InMemoryPushConfigStore()
         self.broker = broker if broker is not None else EventBroker()
         self.runner = TaskRunner(executor, self.store, self.broker)
+        self.visibility = Visibility(self.runner, visible_after)
         if quotas.max_running_tasks is not None or quotas.max_running_tasks_total is not None:
             self.runner.caps = self.caps  # runs are counted only to be capped
         self.broker.recover = partial(failover.recover, self.runner, self.broker)
@@ -182,6 +188,7 @@ class AgentService(SendOperations):
         try:
             if self.push_worker is not None:
                 await self.push_worker.stop()
+            await self.visibility.close()
             await self.runner.shutdown()
             await self.broker.stop()
             close = getattr(self.runner.executor, "aclose", None)
