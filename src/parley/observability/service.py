@@ -7,13 +7,12 @@ protocol objects the service already holds; `observe_service` puts them in place
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Tracer
 
-from parley.model import ListTasksRequest, Task, TaskEvent
+from parley.model import Task
 from parley.observability.instruments import (
     CONTEXT_ID,
     STORE_OPERATION,
@@ -21,7 +20,7 @@ from parley.observability.instruments import (
     Instruments,
 )
 from parley.server.execution import AgentExecutor, EventSink, RequestContext
-from parley.server.stores.base import InlineConfigs, Scope, StoredTask, TaskPage, TaskStore
+from parley.server.stores.base import Scope, StoredTask, TaskPage, TaskStore
 
 
 class ObservedExecutor:
@@ -51,7 +50,9 @@ class ObservedExecutor:
 
 
 class ObservedStore:
-    """`store`, each call in a client span named `store OPERATION` with its latency."""
+    """`store`, each call of the TaskStore protocol in a client span named
+    `store OPERATION`, with its latency. The arguments pass through as they are, so the
+    wrapper follows the protocol as it grows; other attributes are the store's."""
 
     def __init__(self, store: TaskStore, tracer: Tracer, instruments: Instruments) -> None:
         self.store = store
@@ -62,53 +63,38 @@ class ObservedStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    def _span(self, operation: str, task_id: str) -> trace.Span:
+    async def _call(self, operation: str, task_id: object, *args: Any, **kwargs: Any) -> Any:
         attributes = {STORE_OPERATION: operation, "db.system.name": self.system}
-        if task_id:
+        if isinstance(task_id, str) and task_id:
             attributes[TASK_ID] = task_id
-        return self.tracer.start_span(
+        span = self.tracer.start_span(
             f"store {operation}", kind=trace.SpanKind.CLIENT, attributes=attributes
         )
-
-    def _done(self, operation: str, started: float) -> None:
-        elapsed = time.perf_counter() - started
-        self.instruments.store_duration.record(elapsed, {STORE_OPERATION: operation})
-
-    async def create(self, scope: Scope, task: Task, *, configs: InlineConfigs = ()) -> StoredTask:
         started = time.perf_counter()
-        with trace.use_span(self._span("create", task.id), end_on_exit=True):
+        with trace.use_span(span, end_on_exit=True):
             try:
-                return await self.store.create(scope, task, configs=configs)
+                return await getattr(self.store, operation)(*args, **kwargs)
             finally:
-                self._done("create", started)
+                elapsed = time.perf_counter() - started
+                self.instruments.store_duration.record(elapsed, {STORE_OPERATION: operation})
 
-    async def get(
-        self, scope: Scope, task_id: str, *, history_length: int | None = None
-    ) -> StoredTask | None:
-        started = time.perf_counter()
-        with trace.use_span(self._span("get", task_id), end_on_exit=True):
-            try:
-                return await self.store.get(scope, task_id, history_length=history_length)
-            finally:
-                self._done("get", started)
+    async def create(self, scope: Scope, task: Task, *args: Any, **kwargs: Any) -> StoredTask:
+        stored: StoredTask = await self._call("create", task.id, scope, task, *args, **kwargs)
+        return stored
 
-    async def save(
-        self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int
-    ) -> StoredTask:
-        started = time.perf_counter()
-        with trace.use_span(self._span("save", task.id), end_on_exit=True):
-            try:
-                return await self.store.save(scope, task, events, expected_version)
-            finally:
-                self._done("save", started)
+    async def get(self, scope: Scope, task_id: str, *args: Any, **kwargs: Any) -> StoredTask | None:
+        stored: StoredTask | None = await self._call(
+            "get", task_id, scope, task_id, *args, **kwargs
+        )
+        return stored
 
-    async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
-        started = time.perf_counter()
-        with trace.use_span(self._span("list", ""), end_on_exit=True):
-            try:
-                return await self.store.list(scope, request, page_size)
-            finally:
-                self._done("list", started)
+    async def save(self, scope: Scope, task: Task, *args: Any, **kwargs: Any) -> StoredTask:
+        stored: StoredTask = await self._call("save", task.id, scope, task, *args, **kwargs)
+        return stored
+
+    async def list(self, scope: Scope, *args: Any, **kwargs: Any) -> TaskPage:
+        page: TaskPage = await self._call("list", None, scope, *args, **kwargs)
+        return page
 
 
 def observe_service(service: Any, tracer: Tracer, instruments: Instruments) -> None:
