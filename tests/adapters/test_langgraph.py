@@ -26,6 +26,7 @@ from parley.model import (
     Task,
     TaskState,
     TaskStatusUpdateEvent,
+    TextPart,
 )
 from parley.protocol.negotiation import Version
 from parley.server.auth import ApiKeys, Security
@@ -61,7 +62,7 @@ def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Grap
 
     def recall(state: MessagesState) -> dict[str, Any]:
         said = [m.text for m in state["messages"] if isinstance(m, HumanMessage)]
-        return {"messages": [AIMessage(content=" | ".join(said))]}
+        return {"messages": AIMessage(content=" | ".join(said))}  # one message, not a list
 
     def call(state: MessagesState) -> dict[str, Any]:
         asked = {"name": "forecast", "args": {"city": "Paris"}, "id": "call-1"}
@@ -75,6 +76,12 @@ def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Grap
         city = interrupt("Which city?")
         return {"messages": [AIMessage(content=f"Booked {city}.")]}
 
+    def left(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"left: {interrupt('Left?')}")]}
+
+    def right(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"right: {interrupt('Right?')}")]}
+
     async def wait(state: MessagesState) -> dict[str, Any]:
         probe.waiting.set()
         try:
@@ -84,8 +91,10 @@ def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Grap
             raise
         return {}
 
-    def route(state: MessagesState) -> str:
+    def route(state: MessagesState) -> str | list[str]:
         last: AnyMessage = state["messages"][-1]
+        if last.text == "pair":
+            return ["left", "right"]
         return {"tell": "chat", "weather": "call", "book": "book", "wait": "wait"}.get(
             last.text, "recall"
         )
@@ -95,10 +104,13 @@ def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Grap
         builder.add_node(name, node)
     builder.add_node("book", book)
     builder.add_node("wait", wait)
-    builder.add_conditional_edges(START, route, ["chat", "call", "book", "wait", "recall"])
+    builder.add_node("left", left)
+    builder.add_node("right", right)
+    targets = ["chat", "call", "book", "wait", "recall", "left", "right"]
+    builder.add_conditional_edges(START, route, targets)
     builder.add_edge("call", "tool")
     builder.add_edge("tool", "chat")
-    for last in ("chat", "recall", "book", "wait"):
+    for last in ("chat", "recall", "book", "wait", "left", "right"):
         builder.add_edge(last, END)
     return builder.compile(checkpointer=checkpointer or InMemorySaver())
 
@@ -172,6 +184,21 @@ async def test_interrupt_asks_and_the_follow_up_resumes_the_graph() -> None:
         assert done.id == asked.id
         assert done.status.state is TaskState.COMPLETED
         assert answers(done) == ["Booked Lyon."]
+
+
+async def test_one_reply_answers_interrupts_of_one_step_and_may_be_data() -> None:
+    agent = from_graph(build_graph(Probe()), name="Pair", progress=False)
+    async with on_parley(agent) as url, Client.connect(url) as client:
+        asked = await client.send("pair")
+        assert isinstance(asked, Task)
+        assert asked.status.state is TaskState.INPUT_REQUIRED
+        assert asked.status.message is not None
+        parts = asked.status.message.parts
+        questions = [part.text for part in parts if isinstance(part, TextPart)]
+        reply = DataPart(data={"choice": 1})
+        done = await client.send(reply, task_id=asked.id, context_id=asked.context_id)
+    assert sorted(questions) == ["Left?", "Right?"]
+    assert sorted(answers(done)) == ["left: {'choice': 1}", "right: {'choice': 1}"]
 
 
 async def test_a_reply_after_a_restart_resumes_from_the_checkpoint() -> None:
