@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import partial
 
 import httpx
 
+from parley.client import waiting
 from parley.client.auth import Auth
 from parley.client.card import HTTP_JSON_BINDING, JSONRPC_BINDING, PREFERRED_VERSIONS
 from parley.client.connect import TRANSPORTS, Connecting, TransportFactory, connect_client
@@ -124,16 +126,35 @@ class Client(Session):
         skill: str = "",
         extensions: Sequence[str] = (),
         timeout: Timeout = DEFAULT,
+        deadline: float | None = None,
+        follow: bool = True,
     ) -> SendMessageResult:
         """SendMessage: the Task (finished or interrupted, unless `return_immediately`) or
         the agent's direct Message reply (both have `.text`). The keyword options override
         `configuration`'s. `skill`: the skill to run, for agents that route by the
-        request's `"skill"` metadata, as Parley's do."""
+        request's `"skill"` metadata, as Parley's do.
+
+        A blocking send answered with a task still SUBMITTED or WORKING (some servers do
+        not wait) is followed to the end of its turn (`wait`), as is a follow-up whose
+        request timed out (`timeout`, 300 s by default); `follow=False`: neither.
+        `deadline`: a hard bound on the whole, in seconds; past it, ClientTimeoutError
+        carrying the task id when the client knows it. A blocking send tells a new task's
+        id only when it answers: for tasks that may outlast the timeout, `stream`, or send
+        with `return_immediately=True` and `wait`."""
         settings = configured(
             configuration, return_immediately, history_length, accepted_output_modes
         )
         request = self._request(content, task_id, context_id, settings, with_skill(metadata, skill))
-        return await self._call(self.transport.send_message, request, extensions, timeout)
+        return await waiting.sent(
+            self,
+            partial(self._call, self.transport.send_message, request, extensions),
+            task_id=task_id,
+            blocking=follow and not (settings is not None and settings.return_immediately),
+            timeout=timeout,
+            deadline=deadline,
+            history_length=settings.history_length if settings is not None else None,
+            extensions=extensions,
+        )
 
     def _request(
         self,
@@ -231,6 +252,22 @@ class Client(Session):
             return self.transport.subscribe_to_task(request, first)
 
         return self._stream(open, self._options(extensions, DEFAULT), task_id)
+
+    async def wait(
+        self,
+        task: Task | str,
+        *,
+        history_length: int | None = None,
+        deadline: float | None = None,
+        extensions: Sequence[str] = (),
+    ) -> Task:
+        """The task once it is terminal or interrupted (input or authorization required),
+        however long that takes: followed by SubscribeToTask when the agent streams, else
+        by GetTask every so often (`parley.client.waiting`). `deadline`: seconds, past
+        which ClientTimeoutError carries the task id."""
+        return await waiting.wait(
+            self, task, history_length=history_length, deadline=deadline, extensions=extensions
+        )
 
     # ------------------------------------------------------------------ push configs
 

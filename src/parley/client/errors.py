@@ -33,7 +33,14 @@ class ClientConnectionError(ClientError):
 
 
 class ClientTimeoutError(ClientError):
-    """The call did not complete within its timeout (connect, send, or the whole call)."""
+    """The call did not complete within its timeout (connect, send, or the whole call).
+
+    `task_id`: the task the call was about, when the client knows it ("" otherwise): the
+    task may still be running, to follow with `Client.wait` or `Client.subscribe`."""
+
+    def __init__(self, message: str, *, task_id: str = "") -> None:
+        super().__init__(message)
+        self.task_id = task_id
 
 
 class StreamIdleError(ClientTimeoutError):
