@@ -43,7 +43,7 @@ def _bench_agent() -> Any:
         if text == "wait":
             await asyncio.sleep(60)
         if text == "ask":
-            return (await task.ask("Who?")).parts[0].text  # type: ignore[union-attr]
+            return (await task.ask("Who?")).parts[0].text
         return "done"
 
     return agent

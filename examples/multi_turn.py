@@ -14,7 +14,7 @@ agent = Agent("Greeter", description="Asks your name, then greets you.")
 async def greet(task: TaskContext) -> str:
     """Ask for a name and greet it."""
     reply = await task.ask("What is your name?")
-    name = "".join(p.text for p in reply.parts if hasattr(p, "text")).strip() or "stranger"
+    name = reply.text.strip() or "stranger"
     if name.lower() == "nobody":
         task.reject("I only greet somebody.")
     return f"Hello, {name}!"

@@ -64,7 +64,7 @@ def test_each_agent_is_found_through_its_own_card_and_keeps_its_own_tasks(
             Client.connect(f"{url}/shout", versions=(Version.V0_3,)) as shout,
             Client.connect(f"{url}/shout") as shout_v1,
         ):
-            assert (echo.card.name, shout.card.name) == ("Echo", "Shout")  # type: ignore[union-attr]
+            assert (echo.card.name, shout.card.name) == ("Echo", "Shout")
             done, shouted, waiting = (
                 await echo.send("hi"),
                 await shout.send("hey"),

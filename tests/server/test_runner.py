@@ -82,7 +82,7 @@ def agent_reply(text: str) -> Message:
 
 async def complete(context: RequestContext, events: EventSink) -> None:
     await events.emit(status(TaskState.WORKING))
-    await events.emit(artifact(context.message.parts[0].text))  # type: ignore[union-attr]
+    await events.emit(artifact(context.message.parts[0].text))
     await events.emit(status(TaskState.COMPLETED))
 
 
