@@ -21,6 +21,7 @@ TASK_ID = "a2a.task.id"
 CONTEXT_ID = "a2a.context.id"
 TASK_STATE = "a2a.task.state"
 STORE_OPERATION = "parley.store.operation"
+PUSH_OUTCOME = "parley.push.outcome"
 
 JSONRPC, HTTP_JSON, GRPC = "JSONRPC", "HTTP+JSON", "GRPC"
 """The bindings, spelled as the agent card's `protocolBinding`."""
@@ -60,6 +61,12 @@ class Instruments:
             "s",
             "How long the agent worked on a task, per run",
             explicit_bucket_boundaries_advisory=LATENCY_BUCKETS,
+        )
+        self.push_attempts = meter.create_counter(
+            "parley.push.attempts",
+            "{attempt}",
+            "Push delivery attempts, by outcome: delivered, retry, dead_letter (given up), "
+            "disabled (the webhook is gone)",
         )
         self.store_duration = meter.create_histogram(
             "parley.store.duration",

@@ -1,13 +1,14 @@
 """The inside of an `AgentService`, observed: the agent's runs (`ObservedExecutor`: a span
-per run, child of the request that started it, and its duration) and the task store's
-calls (`ObservedStore`: a client span per call and its latency). Both decorate the
-protocol objects the service already holds; `observe_service` puts them in place.
+per run, child of the request that started it, and its duration), the task store's calls
+(`ObservedStore`: a client span per call and its latency) and the push deliveries
+(`ObservedOutbox`: attempts by outcome). Each decorates a protocol object the service
+already holds; `observe_service` puts them in place (before the service starts).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Tracer
@@ -15,6 +16,7 @@ from opentelemetry.trace import Tracer
 from parley.model import Task
 from parley.observability.instruments import (
     CONTEXT_ID,
+    PUSH_OUTCOME,
     STORE_OPERATION,
     TASK_ID,
     Instruments,
@@ -97,6 +99,35 @@ class ObservedStore:
         return page
 
 
+class ObservedOutbox:
+    """A push outbox whose settled deliveries are counted by outcome (each settlement is
+    one attempt); everything else is the outbox's."""
+
+    OUTCOMES: ClassVar[dict[str, str]] = {
+        "delivered": "delivered",
+        "retry": "retry",
+        "bury": "dead_letter",
+        "disable": "disabled",
+    }
+
+    def __init__(self, outbox: Any, instruments: Instruments) -> None:
+        self.outbox = outbox
+        self.instruments = instruments
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.outbox, name)
+        outcome = self.OUTCOMES.get(name)
+        if outcome is None:
+            return method
+
+        async def settled(*args: Any, **kwargs: Any) -> Any:
+            result = await method(*args, **kwargs)
+            self.instruments.push_attempts.add(1, {PUSH_OUTCOME: outcome})
+            return result
+
+        return settled
+
+
 def observe_service(service: Any, tracer: Tracer, instruments: Instruments) -> None:
     """Put the observed executor and store in place in an AgentService (any handler with
     a `runner` and a `store`); any other handler is left as it is."""
@@ -109,3 +140,6 @@ def observe_service(service: Any, tracer: Tracer, instruments: Instruments) -> N
     if getattr(runner, "store", None) is store:
         runner.store = observed
     runner.executor = ObservedExecutor(runner.executor, tracer, instruments)
+    worker = getattr(service, "push_worker", None)
+    if worker is not None:
+        worker.outbox = ObservedOutbox(worker.outbox, instruments)
