@@ -51,7 +51,7 @@ class Probe:
         self.canceled = False
 
 
-def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Graph:
+def build_graph(probe: Probe, checkpointer: InMemorySaver | bool | None = None) -> Graph:
     """`tell` streams a story from a fake chat model; `weather` calls a tool first; `book`
     asks which city (interrupt); `wait` works until canceled; anything else recalls what
     the user said so far in this thread."""
@@ -112,6 +112,8 @@ def build_graph(probe: Probe, checkpointer: InMemorySaver | None = None) -> Grap
     builder.add_edge("tool", "chat")
     for last in ("chat", "recall", "book", "wait", "left", "right"):
         builder.add_edge(last, END)
+    if checkpointer is False:
+        return builder.compile()
     return builder.compile(checkpointer=checkpointer or InMemorySaver())
 
 
@@ -215,6 +217,29 @@ async def test_a_reply_after_a_restart_resumes_from_the_checkpoint() -> None:
     assert isinstance(done, Task)
     assert done.status.state is TaskState.COMPLETED
     assert answers(done) == ["Booked Nice."]
+
+
+async def test_a_reply_whose_checkpoint_is_gone_is_a_new_message() -> None:
+    store = InMemoryTaskStore()
+    first = from_graph(build_graph(Probe()), name="Booker")
+    async with on_parley(first, store) as url, Client.connect(url) as client:
+        asked = await client.send("book")
+        assert isinstance(asked, Task)
+        assert asked.status.state is TaskState.INPUT_REQUIRED
+    # A new process whose checkpointer (in memory) lost the thread.
+    second = from_graph(build_graph(Probe()), name="Booker")
+    async with on_parley(second, store) as url, Client.connect(url) as client:
+        done = await client.send("Nice", task_id=asked.id, context_id=asked.context_id)
+    assert answers(done) == ["Nice"]  # recalled: the only message of the new thread
+
+
+async def test_a_graph_without_a_checkpointer_runs_each_message_afresh() -> None:
+    agent = from_graph(build_graph(Probe(), checkpointer=False), name="Forgetful")
+    async with on_parley(agent) as url, Client.connect(url) as client:
+        first = await client.send("hello")
+        assert isinstance(first, Task)
+        again = await client.send("again", context_id=first.context_id)
+    assert answers(again) == ["again"]
 
 
 async def test_the_context_is_the_thread() -> None:

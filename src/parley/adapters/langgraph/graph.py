@@ -8,7 +8,8 @@ status (the node's name, and the tool calls and tool results it carries). A run 
 stops on `interrupt()` asks the user (`task.ask`: INPUT_REQUIRED, the interrupt's value as
 the question); the reply resumes the graph with `Command(resume=...)`. The state lives in
 the graph's checkpointer, so a reply that reaches a restarted server resumes the graph too
-(the skill starts anew on a task in INPUT_REQUIRED). Canceling the task cancels the
+(the skill starts anew on a task in INPUT_REQUIRED whose thread has a pending interrupt;
+if the checkpoint is gone, the reply is a new message). Canceling the task cancels the
 skill's coroutine, and with it the graph's run.
 """
 
@@ -80,7 +81,7 @@ class GraphSkill:
 
     async def __call__(self, task: TaskContext) -> None:
         config = self._run_config(task)
-        if task.task is not None and task.task.status.state is TaskState.INPUT_REQUIRED:
+        if await self._waiting(task, config):
             # The reply to a question asked before a restart: the checkpoint holds the rest.
             run_input: Any = Command(resume=self._resume(task.message))
         else:
@@ -96,6 +97,17 @@ class GraphSkill:
                 run_input = Command(resume=value)
             else:  # several nodes interrupted in one step: the reply answers each
                 run_input = Command(resume={each.id: value for each in interrupts})
+
+    async def _waiting(self, task: TaskContext, config: RunnableConfig) -> bool:
+        """Whether the task waits for input and its thread stopped on an interrupt (a
+        thread whose checkpoint was lost takes the reply as a new message)."""
+        if task.task is None or task.task.status.state is not TaskState.INPUT_REQUIRED:
+            return False
+        try:
+            state = await self.graph.aget_state(config)
+        except ValueError:  # the graph has no checkpointer
+            return False
+        return bool(state.interrupts)
 
     def _run_config(self, task: TaskContext) -> RunnableConfig:
         configurable = {**self._config.get("configurable", {}), "thread_id": self._thread_id(task)}
