@@ -317,8 +317,7 @@ def _serve_many(
             handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat
         )
         log.info("serving %s at %s/%s", spec, url, name)
-    mounted = observed(mount_agents(apps, url, hosts), arguments)
-    uvicorn.run(mounted, **server_options(arguments, tls))
+    uvicorn.run(mount_agents(apps, url, hosts), **server_options(arguments, tls))
     return 0
 
 
