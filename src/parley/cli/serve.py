@@ -331,8 +331,7 @@ def _serve_with_grpc(
     security: Security | None,
     tls: TlsFiles | None = None,
 ) -> int:
-    """uvicorn and a gRPC server in one event loop, over one handler (over TLS too with
-    `tls`)."""
+    """uvicorn and a gRPC server in one event loop over one handler (TLS too with `tls`)."""
     import uvicorn  # noqa: PLC0415 - an optional extra, checked by run_serve
 
     try:
