@@ -71,7 +71,7 @@ function renderCard(card) {
       el("dt", {}, "Interfaces"),
       el("dd", {}, page.faces.map((face) => el("div", { class: "mono" },
         `${face.binding} ${face.version} ${face.url}`, reachable(face) ? "" : " (not callable from a page)")))),
-    el("h3", {}, `Skills (${(card.skills || []).length})`), skills);
+    el("h3", {}, `Skills (${(card.skills || []).length})`), ...skills);
   $("card-json").textContent = JSON.stringify(card, null, 2);
 }
 
@@ -99,7 +99,7 @@ function renderParts(parts) {
     const href = part.url || `data:${part.mediaType || "application/octet-stream"};base64,${part.bytes}`;
     const link = el("a", { href, download: part.name || "file", rel: "noopener" }, label);
     const image = part.bytes && /^image\//.test(part.mediaType) ? el("img", { src: href, alt: label, width: "160" }) : null;
-    return el("div", { class: "file" }, "📎 ", link, ` ${part.mediaType || ""}`, image);
+    return el("div", { class: "file" }, el("span", { class: "muted" }, "file "), link, ` ${part.mediaType || ""}`, image);
   });
 }
 
@@ -270,7 +270,10 @@ async function loadTasks(more = false) {
     body.replaceChildren(el("tr", {}, el("td", { colspan: "4" }, "Listing tasks needs an interface of the current protocol version.")));
     return;
   }
-  const params = { contextId: $("filter-context").value.trim(), status: $("filter-state").value, pageSize: 20 };
+  const params = { pageSize: 20 };
+  const contextId = $("filter-context").value.trim();
+  if (contextId) params.contextId = contextId;
+  if ($("filter-state").value) params.status = $("filter-state").value;
   if (more) params.pageToken = page.nextPage;
   try {
     const result = await agent.call("list", params);
@@ -292,14 +295,14 @@ async function showTask(id) {
   const agent = listingAgent();
   try {
     const task = readTask(await agent.call("get", { id, historyLength: 100 }));
-    $("task-detail").replaceChildren(
+    $("task-detail").replaceChildren(el("div", {},
       el("h3", {}, `Task ${task.id} · ${task.state}`),
       el("h3", {}, `History (${task.history.length})`),
       task.history.map((message) => el("div", { class: `bubble ${message.role === "user" ? "user" : "agent"}` },
         el("span", { class: "state" }, message.role), renderParts(message.parts))),
       el("h3", {}, `Artifacts (${task.artifacts.length})`),
       task.artifacts.map((artifact) => el("div", { class: "artifact" },
-        el("strong", {}, artifact.name || artifact.id), renderParts(artifact.parts))));
+        el("strong", {}, artifact.name || artifact.id), renderParts(artifact.parts)))));
   } catch (error) {
     $("task-detail").replaceChildren(el("p", { class: "error" }, `${error.name}: ${error.message}`));
   }
@@ -311,6 +314,11 @@ async function loadDeliveries() {
   const { status, body } = await api("api/deliveries");
   if (status !== 200 || body.deliveries === null) return;
   $("deliveries-section").hidden = false;
+  if (!body.deliveries.length) {
+    const none = el("td", { colspan: "6", class: "muted" }, "No notifications waiting or given up on.");
+    $("deliveries").tBodies[0].replaceChildren(el("tr", {}, none));
+    return;
+  }
   $("deliveries").tBodies[0].replaceChildren(...body.deliveries.map((row) =>
     el("tr", {}, el("td", {}, String(row.id)), el("td", { class: "mono" }, row.taskId),
       el("td", { class: "mono" }, row.configId), el("td", {}, row.state),
