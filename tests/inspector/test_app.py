@@ -120,6 +120,17 @@ async def test_the_inspector_works_under_a_mount_path() -> None:
     assert '<a href="/plain/.well-known/agent-card.json">' in plain.text
 
 
+async def test_a_browser_at_the_mounted_servers_root_gets_a_page_of_its_agents() -> None:
+    apps = {"chunky": inspected_app(f"{URL}/chunky"), "plain": build_app(service(f"{URL}/plain"))}
+    async with client_of(mount_agents(apps, URL)) as c:
+        page = await c.get("/", headers={"Accept": BROWSER})
+        index = await c.get("/")
+    assert page.headers["content-type"].startswith("text/html")
+    assert '<a href="/chunky/">Chunky</a>' in page.text
+    assert f'<a href="{URL}/plain/.well-known/agent-card.json">agent card</a>' in page.text
+    assert [agent["name"] for agent in index.json()["agents"]] == ["chunky", "plain"]
+
+
 async def test_the_host_guard_covers_the_inspector() -> None:
     app = with_inspector(build_app(service(URL), allowed_hosts=["localhost"]))
     async with client_of(app) as c:

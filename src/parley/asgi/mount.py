@@ -4,7 +4,8 @@
 agent sees its usual routes: its card at `/NAME/.well-known/agent-card.json`, JSON-RPC at
 `/NAME/`, HTTP+JSON under `/NAME/…`. Each agent's card names those URLs, so a client that
 follows the card (R-CARD-5..8) reaches the right agent without anything else to know.
-`GET /` lists the agents and their cards; `/healthz` answers for the server.
+`GET /` lists the agents and their cards (a browser gets it as a page, `parley.asgi.root`);
+`/healthz` answers for the server.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from urllib.parse import quote
 from parley.asgi.app import HEALTH_PATH, A2AApp, lifespan
 from parley.asgi.guard import Refused, allowed_host_names, check_host
 from parley.asgi.http import Receive, Request, Scope, Send
+from parley.asgi.root import HTML_TYPE, PAGE_HEADERS, index_page, wants_page
 from parley.wire.json import JSON, dumps
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")
@@ -80,7 +82,10 @@ class Mounted:
                 },
             )
         elif path in ("", "/") and scope["method"] == "GET":
-            await _json(send, 200, self._index())
+            if wants_page(Request.from_scope(scope)):
+                await _page(send, index_page(self._index(), root))
+            else:
+                await _json(send, 200, self._index())
         else:
             message = f"No agent here: the agents are under /{', /'.join(self.apps)}"
             await _json(
@@ -104,6 +109,13 @@ class Mounted:
             for name, app in self.apps.items()
         ]
         return {"agents": agents}
+
+
+async def _page(send: Send, body: bytes) -> None:
+    headers = [(k.lower().encode(), v.encode()) for k, v in PAGE_HEADERS]
+    headers += [(b"content-type", HTML_TYPE.encode()), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _json(send: Send, status: int, value: JSON) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from html import escape
+from typing import Any
 
 from parley.asgi.http import Exchange, Request
 
@@ -78,6 +79,18 @@ def agent_page(name: str, description: str, root_path: str = "") -> bytes:
             "Talk to it with an A2A client, e.g. <code>parley talk URL</code>.",
         ),
     )
+
+
+def index_page(index: Any, root_path: str = "") -> bytes:
+    """The page of several mounted agents (`mount_agents`' index): each agent's root, where
+    a browser finds its inspector or its page, and its card."""
+    items = []
+    for agent in index["agents"]:
+        home = escape(f"{root_path}/{agent['name']}/")
+        card = escape(agent["card"])
+        name = escape(agent["agentName"])
+        items.append(f'<a href="{home}">{name}</a> (<a href="{card}">agent card</a>)')
+    return page("A2A agents", items or ["No agents."])
 
 
 async def serve_page(exchange: Exchange, body: bytes) -> None:
