@@ -7,11 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from tests.cli.test_serve import _free_port, _grpc_send, _wait_for_card
+from tests.grpc.conftest import free_port as _free_port
 
 ROOT = Path(__file__).parents[2]
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -22,6 +24,31 @@ SEND = {
     "method": "SendMessage",
     "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
 }
+
+
+def _wait_for_card(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        try:
+            httpx.get(url + "/.well-known/agent-card.json", timeout=1).raise_for_status()
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError("the server did not start")
+
+
+def _grpc_send(address: str, text: str) -> Any:
+    """A blocking SendMessage over gRPC with the official SDK's 1.0 stub."""
+    import grpc  # noqa: PLC0415
+    from a2a.types import a2a_pb2 as pb  # noqa: PLC0415
+    from a2a.types import a2a_pb2_grpc  # noqa: PLC0415
+
+    with grpc.insecure_channel(address) as channel:
+        request = pb.SendMessageRequest(
+            message=pb.Message(message_id="g", role=pb.ROLE_USER, parts=[pb.Part(text=text)])
+        )
+        return a2a_pb2_grpc.A2AServiceStub(channel).SendMessage(request, timeout=10)
 
 
 def _serve(port: int, *options: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
