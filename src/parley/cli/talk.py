@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from parley.cli import waiting
 from parley.cli.errors import EXIT_CODES, ExitCode, UsageError, classify, message_of, report
 from parley.cli.options import (
     common_options,
@@ -47,7 +48,7 @@ Command = Callable[[argparse.Namespace, Output], Coroutine[Any, Any, int]]
 STATES = {state_name(state): state for state in TaskState if state is not TaskState.UNSPECIFIED}
 """The `--state` choices: `working`, `input-required`, …"""
 
-WAITING = "waiting for the agent"
+WAITING = waiting.WAITING
 
 
 def add_talk_commands(commands: Any) -> None:
@@ -76,6 +77,11 @@ def add_talk_commands(commands: Any) -> None:
     get = command("get", _get, "show a task", "Show a task: its artifacts and state.")
     get.add_argument("task_id", metavar="TASK_ID")
     get.add_argument("--history", metavar="N", type=count, help="show the last N messages")
+    get.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait until the task ends or asks for input (as a blocking send does)",
+    )
     listing = command("list", _list, "list tasks", "List the tasks the agent keeps for you.")
     listing.add_argument("--context", metavar="ID", default="", help="only this context's")
     listing.add_argument("--state", choices=list(STATES), help="only tasks in this state")
@@ -231,21 +237,42 @@ async def _send(arguments: argparse.Namespace, output: Output) -> int:
                 message, task_id=task_id, context_id=context_id, configuration=push
             )
             return await _follow(stream, output)
-        async with spinning(WAITING):
-            result = await client.send(
+        if arguments.no_wait:
+            async with spinning(WAITING):
+                result = await client.send(
+                    message,
+                    task_id=task_id,
+                    context_id=context_id,
+                    return_immediately=True,
+                    configuration=push,
+                )
+        else:  # to the end of the task's turn, however long (`parley.cli.waiting`)
+            result = await waiting.sent(
+                client,
+                arguments.url,
                 message,
                 task_id=task_id,
                 context_id=context_id,
-                return_immediately=arguments.no_wait,
                 configuration=push,
+                deadline=arguments.timeout,
             )
     output.result(Operation.SEND_MESSAGE, result)
     return outcome(result.status.state) if isinstance(result, Task) else ExitCode.OK
 
 
 async def _get(arguments: argparse.Namespace, output: Output) -> int:
-    async with connected(arguments) as client, spinning(WAITING):
-        task = await client.get_task(arguments.task_id, history_length=arguments.history)
+    async with connected(arguments) as client:
+        if arguments.wait:
+            task = await waiting.waited(
+                client,
+                arguments.url,
+                arguments.task_id,
+                history=arguments.history,
+                deadline=arguments.timeout,
+            )
+        else:
+            async with spinning(WAITING):
+                task = await client.get_task(arguments.task_id, history_length=arguments.history)
     output.result(Operation.GET_TASK, task)
     return outcome(task.status.state)
 
