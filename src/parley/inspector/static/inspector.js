@@ -93,7 +93,7 @@ async function runChecks(card) {
 
 function renderParts(parts) {
   return parts.map((part) => {
-    if (part.type === "text") return el("div", { class: "text" }, part.text);
+    if (part.type === "text") return el("span", { class: "text" }, part.text);
     if (part.type === "data") return el("pre", { class: "data" }, JSON.stringify(part.data, null, 2));
     const label = part.name || part.url || "file";
     const href = part.url || `data:${part.mediaType || "application/octet-stream"};base64,${part.bytes}`;
