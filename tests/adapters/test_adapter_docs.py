@@ -46,7 +46,7 @@ def answer(task: Task | Message) -> str:
 
 
 def test_the_page_has_its_examples() -> None:
-    assert len(examples()) == 3
+    assert len(examples()) == 4
 
 
 async def test_the_langgraph_example() -> None:
@@ -66,10 +66,17 @@ async def test_the_langgraph_example() -> None:
 async def test_the_pydantic_ai_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # where the second example's history.db goes
     weather = load(examples()[1], "weather")
-    remembering = load(examples()[2], "remembering")
+    cleaner = load(examples()[2], "cleaner")
+    remembering = load(examples()[3], "remembering")
     async with on_parley(weather) as url, Client.connect(url) as client:
         said = await client.send("Tomorrow in Paris?")
     assert answer(said) == '{"forecast":"Sunny in a."}'  # TestModel calls every tool
+    async with on_parley(cleaner) as url, Client.connect(url) as client:
+        asked = await client.send("Clean up")
+        assert isinstance(asked, Task)
+        assert asked.status.state is TaskState.INPUT_REQUIRED
+        done = await client.send("yes", task_id=asked.id, context_id=asked.context_id)
+    assert answer(done) == '{"delete":"Deleted a."}'
     async with on_parley(remembering) as url, Client.connect(url) as client:
         assert answer(await client.send("hello"))
     assert (tmp_path / "history.db").exists()

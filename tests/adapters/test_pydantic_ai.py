@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
@@ -25,11 +26,19 @@ from pydantic_ai.models.test import TestModel
 from parley.adapters.pydantic_ai import MemoryHistory, SqliteHistory, from_agent
 from parley.client import Client
 from parley.client.auth import APIKeyAuth
-from parley.model import DataPart, Message, Task, TaskState, TaskStatusUpdateEvent, TextPart
+from parley.model import (
+    DataPart,
+    JSONValue,
+    Message,
+    Task,
+    TaskState,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
 from parley.protocol.negotiation import Version
 from parley.server.auth import ApiKeys, Security
 from parley.server.servable import is_servable
-from tests.adapters.served import observed, on_parley
+from tests.adapters.served import observed, on_parley, text
 
 pytestmark = pytest.mark.anyio
 
@@ -63,14 +72,14 @@ async def storytelling(messages: list[ModelMessage], info: AgentInfo) -> AsyncIt
 
 
 def answers(task: Task | Message) -> list[Any]:
+    """Each artifact's text (its chunks joined), or its data."""
     assert isinstance(task, Task)
     assert task.status.state is TaskState.COMPLETED, task.status
-    return [
-        part.text if isinstance(part, TextPart) else part.data
-        for artifact in task.artifacts
-        for part in artifact.parts
-        if isinstance(part, TextPart | DataPart)
-    ]
+    found: list[Any] = []
+    for artifact in task.artifacts:
+        data = [part.data for part in artifact.parts if isinstance(part, DataPart)]
+        found += data or [text(artifact.parts)]
+    return found
 
 
 @pytest.mark.parametrize("version", [Version.V1_0, Version.V0_3], ids=lambda v: v.value)
@@ -204,6 +213,65 @@ async def test_cancel_cancels_the_run_and_keeps_no_history() -> None:
     assert answer.status.state is TaskState.CANCELED
     assert stored.status.state is TaskState.CANCELED
     assert await history.load(started.context_id) == []
+
+
+def cleaner(deleted: list[str]) -> PydanticAgent[None, str | DeferredToolRequests]:
+    """An agent whose one tool needs the user's approval."""
+    agent = PydanticAgent(TestModel(), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain(requires_approval=True)
+    def delete(path: str) -> str:
+        deleted.append(path)
+        return f"deleted {path}"
+
+    return agent
+
+
+async def test_a_tool_needing_approval_asks_and_yes_runs_it() -> None:
+    deleted: list[str] = []
+    history = MemoryHistory()
+    agent = from_agent(cleaner(deleted), name="Cleaner", history=history, progress=False)
+    async with on_parley(agent) as url, Client.connect(url) as client:
+        asked = await client.send("clean up")
+        assert isinstance(asked, Task)
+        assert asked.status.state is TaskState.INPUT_REQUIRED
+        assert deleted == []
+        question = asked.status.message
+        assert question is not None
+        assert question.parts[0] == TextPart(text='Approve delete({"path":"a"})? (yes or no)')
+        call: dict[str, JSONValue] = {
+            "name": "delete",
+            "args": {"path": "a"},
+            "id": "pyd_ai_tool_call_id__delete",
+        }
+        assert question.parts[1] == DataPart(data={"approvals": [call]})
+        done = await client.send("Yes", task_id=asked.id, context_id=asked.context_id)
+    assert answers(done) == ['{"delete":"deleted a"}']
+    assert deleted == ["a"]
+    kept = await history.load(asked.context_id)  # the whole turn, both runs
+    assert prompts(kept) == ["clean up"]
+    assert len(kept) == 4  # prompt, call; return, answer
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "no, keep it",
+        DataPart(data={"approvals": {"pyd_ai_tool_call_id__delete": False}}),
+    ],
+    ids=["text", "data"],
+)
+async def test_a_denied_tool_does_not_run(reply: str | DataPart) -> None:
+    deleted: list[str] = []
+    agent = from_agent(cleaner(deleted), name="Cleaner")
+    async with on_parley(agent) as url, Client.connect(url) as client:
+        asked = await client.send("clean up")
+        assert isinstance(asked, Task)
+        done = await client.send(reply, task_id=asked.id, context_id=asked.context_id)
+    assert deleted == []
+    [said] = answers(done)
+    assert "deleted a" not in said
+    assert "not approve" in said or "denied" in said
 
 
 def test_importing_parley_imports_no_framework() -> None:

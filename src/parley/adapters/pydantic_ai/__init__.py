@@ -7,7 +7,8 @@
 `agent` is a Parley `Agent` (a target of `parley serve module:agent`) with one skill that
 runs the pydantic-ai agent: the message's text as the prompt, text streamed out as
 artifact chunks, tool calls and results as WORKING status updates, structured output as a
-data artifact, the message history kept per A2A context (`MemoryHistory` by default,
+data artifact, tools that need approval as INPUT_REQUIRED (the reply approves or denies),
+the message history kept per A2A context (`MemoryHistory` by default,
 `SqliteHistory` to keep it across restarts), and CancelTask canceling the run.
 Needs the pydantic-ai extra (`pip install 'parley-a2a[pydantic-ai]'`, which installs
 `pydantic-ai-slim`; add the slim package's extra for the model provider you use).
@@ -20,15 +21,21 @@ from typing import Any
 
 try:
     from pydantic_ai import Agent as PydanticAgent
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults
 
     from parley.adapters.pydantic_ai.history import History, MemoryHistory, SqliteHistory
-    from parley.adapters.pydantic_ai.skill import PydanticAISkill, message_prompt
+    from parley.adapters.pydantic_ai.skill import (
+        PydanticAISkill,
+        deferred_results,
+        message_prompt,
+    )
 except ImportError as exc:  # pragma: no cover - the extra is installed in tests
     raise ImportError(
         f"parley.adapters.pydantic_ai needs the pydantic-ai extra: "
         f"pip install 'parley-a2a[pydantic-ai]' ({exc})"
     ) from exc
 from parley.adapters.conversation import conversation_key
+from parley.model import Message
 from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
 
@@ -47,12 +54,14 @@ def from_agent(
     deps: Callable[[TaskContext], Any] | None = None,
     history: History | None = None,
     conversation: Callable[[TaskContext], str] = conversation_key,
+    approve: Callable[[DeferredToolRequests, Message], DeferredToolResults] = deferred_results,
     progress: bool = True,
     **options: Any,
 ) -> Agent:
     """A Parley agent whose one skill (`skill`, described by `skill_name`,
     `skill_description`, `tags`, `examples`) runs the pydantic-ai `agent`; `prompt`,
-    `deps`, `history`, `conversation`, `progress` as `PydanticAISkill` takes them;
+    `deps`, `history`, `conversation`, `approve`, `progress` as `PydanticAISkill` takes
+    them;
     `options` go to Parley's `Agent` (`security`, `version`, `provider`, ...)."""
     served = Agent(name, description=description, **options)
     run = PydanticAISkill(
@@ -61,6 +70,7 @@ def from_agent(
         deps=deps,
         history=history,
         conversation=conversation,
+        approve=approve,
         progress=progress,
     )
     served.skill(
@@ -78,6 +88,7 @@ __all__ = [
     "MemoryHistory",
     "PydanticAISkill",
     "SqliteHistory",
+    "deferred_results",
     "from_agent",
     "message_prompt",
 ]
