@@ -218,3 +218,17 @@ def test_a_secured_agent_asks_for_credentials(page: Any, secured_url: str) -> No
     page.wait_for_selector("#checks[data-done=true]")
     assert page.locator("#checks li.bad").count() == 0
     assert "hello alice" in _send(page, "HTTP+JSON 1.0", "hello alice")
+
+
+def test_a_page_opened_at_another_name_calls_the_agent_at_its_own_address(
+    page: Any, agent_url: str
+) -> None:
+    """The card names 127.0.0.1; the page, opened at localhost, may not call another origin:
+    it calls the card's paths at its own."""
+    other = agent_url.replace("127.0.0.1", "localhost")
+    page.goto(other + "/inspector/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.wait_for_selector("#checks[data-done=true]")
+    assert page.locator("#checks li.bad").count() == 0
+    assert f"called at {other}" in page.inner_text("#checks")
+    assert "over there" in _send(page, "HTTP+JSON 1.0", "over there")

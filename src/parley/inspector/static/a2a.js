@@ -45,6 +45,17 @@ export function reachable(face) {
   return HTTP_BINDINGS.includes(face.binding);
 }
 
+/** The interfaces with the URL this page calls each at: its own when it is of the page's
+ * origin, else the same path at the page's origin (the page came from this agent, reached
+ * at another name: `localhost` for `127.0.0.1`, or through a proxy). */
+export function callable(faces, origin) {
+  return faces.map((face) => {
+    if (!reachable(face)) return face;
+    const url = new URL(face.url);
+    return url.origin === origin ? face : { ...face, callUrl: origin + url.pathname.replace(/\/$/, "") };
+  });
+}
+
 function shape(face) {
   if (face.version === V1) return "v1";
   return face.binding === "JSONRPC" ? "rpc03" : "rest03";
@@ -194,7 +205,7 @@ export class Agent {
       body.params = { taskId: params.id };
     }
     if (this.face.tenant && this.face.version === V1) body.params.tenant = this.face.tenant;
-    return { url: this.face.url, init: { method: "POST", body: JSON.stringify(body) } };
+    return { url: this.face.callUrl || this.face.url, init: { method: "POST", body: JSON.stringify(body) } };
   }
 
   _rest(name, params) {
@@ -209,7 +220,7 @@ export class Agent {
         if (key !== "id" && value !== undefined && value !== "") query.set(key, value);
       }
     }
-    const url = this.face.url.replace(/\/$/, "") + path + (query.size ? "?" + query : "");
+    const url = (this.face.callUrl || this.face.url).replace(/\/$/, "") + path + (query.size ? "?" + query : "");
     const init = { method: verb };
     if (verb === "POST") init.body = JSON.stringify(params.message ? params : {});
     return { url, init };

@@ -3,7 +3,7 @@
 // with calls that change nothing: a task id no one has, whose answer tells whether the
 // operation is served (TaskNotFound) or refused as unsupported.
 
-import { A2AError, Agent, V03, V1, interfacesOf, reachable } from "./a2a.js";
+import { A2AError, Agent, V03, V1, reachable } from "./a2a.js";
 
 const REQUIRED = {
   [V1]: ["name", "description", "version", "supportedInterfaces", "capabilities",
@@ -74,24 +74,25 @@ async function probe(agent, name, streaming) {
 }
 
 /** [{name, ok, detail}] for each interface: reachable from this page, with an A2A answer. */
-export async function interfaceChecks(card, headers) {
+export async function interfaceChecks(faces, headers) {
   const results = [];
-  for (const face of interfacesOf(card)) {
+  for (const face of faces) {
     const name = `${face.binding} ${face.version} at ${face.url}`;
     if (!reachable(face)) {
       results.push({ name, ok: null, detail: "listed; a page cannot call gRPC, so not checked here" });
       continue;
     }
     const answer = await probe(new Agent(face, headers), "get", false);
-    results.push({ name, ok: answer === "served", detail: answer === "served" ? "answers" : answer });
+    const where = face.callUrl ? ` (called at ${face.callUrl}, this page's address)` : "";
+    results.push({ name, ok: answer === "served", detail: (answer === "served" ? "answers" : answer) + where });
   }
   return results;
 }
 
 /** [{name, ok, detail}]: each capability the card declares (or not) against the agent's
  * answers on its first interface this page can call. */
-export async function capabilityChecks(card, headers) {
-  const face = interfacesOf(card).find(reachable);
+export async function capabilityChecks(card, faces, headers) {
+  const face = faces.find(reachable);
   if (!face) return [{ name: "capabilities", ok: null, detail: "no interface this page can call" }];
   const agent = new Agent(face, headers);
   const capabilities = card.capabilities || {};

@@ -2,7 +2,7 @@
 // (streamed when it can be), each call's events on a timeline, the task list and the push
 // deliveries. Every call goes to the agent this page came from, with the page's credentials.
 
-import { Agent, V1, encodeMessage, interfacesOf, readEvent, readTask, reachable } from "./a2a.js";
+import { Agent, V1, callable, encodeMessage, interfacesOf, readEvent, readTask, reachable } from "./a2a.js";
 import { capabilityChecks, interfaceChecks, requiredFields } from "./checks.js";
 
 const ROOT = new URL("..", location.href);
@@ -84,8 +84,8 @@ function renderChecks(results) {
 async function runChecks(card) {
   $("checks").replaceChildren();
   renderChecks(requiredFields(card));
-  renderChecks(await interfaceChecks(card, headers()));
-  renderChecks(await capabilityChecks(card, headers()));
+  renderChecks(await interfaceChecks(page.faces, headers()));
+  renderChecks(await capabilityChecks(card, page.faces, headers()));
   $("checks").dataset.done = "true";
 }
 
@@ -331,7 +331,7 @@ async function start() {
   const who = await api("api/whoami");
   const card = await (await fetch(new URL(".well-known/agent-card.json", ROOT))).json();
   page.card = card;
-  page.faces = interfacesOf(card);
+  page.faces = callable(interfacesOf(card), location.origin);
   $("credential-header").value = sessionStorage.getItem("parley.header") || schemeHint(card);
   renderCard(card);
   if (who.status === 401 || who.status === 403) {
