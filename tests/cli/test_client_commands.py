@@ -234,7 +234,7 @@ def test_every_failure_is_one_line_and_its_exit_code(url: str, jsonrpc_only_url:
             ExitCode.CONNECTION,
             "timeout",
         ),
-        (["card", "agent.example"], ExitCode.USAGE, "usage"),
+        (["card", "ftp://agent.example"], ExitCode.USAGE, "usage"),
         (["send", url, "--data", "{bad"], ExitCode.USAGE, "usage"),
         (["send", url, "x", "--file", "no/such/file"], ExitCode.USAGE, "usage"),
         (["send", url, "x", "--header", "nameonly"], ExitCode.USAGE, "usage"),

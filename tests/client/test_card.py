@@ -146,7 +146,7 @@ async def test_fetch_falls_back_to_the_legacy_path() -> None:
 @pytest.mark.parametrize(
     ("status", "body", "match"),
     [
-        (404, b"<html>missing</html>", "HTTP 404"),
+        (404, b"<html>missing</html>", r"No A2A agent card at .*card\.json nor .*agent\.json"),
         (500, b"oops", "HTTP 500"),
         (200, b"not json", "agent card"),
         (200, b'{"name": 1}', "agent card"),

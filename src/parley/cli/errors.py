@@ -4,7 +4,9 @@ one line on stderr (`parley: <kind>: <message>`) each failure is reported as."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import enum
+import re
 import sys
 from typing import NoReturn
 
@@ -52,8 +54,18 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (`parley: usage: …`) and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        report("usage", f"{message} (see '{self.prog} --help')")
+        report("usage", f"{message}{_suggestion(message)} (see '{self.prog} --help')")
         raise SystemExit(ExitCode.USAGE)
+
+
+def _suggestion(message: str) -> str:
+    """`; did you mean 'send'?` for an invalid choice close to a valid one."""
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if found is None:
+        return ""
+    choices = re.findall(r"'([^']*)'", found.group(2)) or found.group(2).split(", ")
+    close = difflib.get_close_matches(found.group(1), choices, n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def report(kind: str, message: str) -> None:

@@ -53,9 +53,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        task = current_task()
-        task_id = getattr(record, "task_id", None) or (task and task.task_id)
-        context_id = getattr(record, "context_id", None) or (task and task.context_id)
+        task = current_task() or (None, None)
+        task_id = getattr(record, "task_id", None) or task[0]
+        context_id = getattr(record, "context_id", None) or task[1]
         if task_id:
             line["task_id"] = task_id
         if context_id:

@@ -42,7 +42,10 @@ VERSIONS = sorted((version.value for version in Version), reverse=True)
 
 
 def agent_url(text: str) -> str:
-    """An http(s) URL with a host: the agent's base URL, or its card's (`….json`)."""
+    """An http(s) URL with a host: the agent's base URL, or its card's (`….json`);
+    `localhost:8000` (no scheme) is taken as `http://localhost:8000`."""
+    if "://" not in text:
+        text = "http://" + text
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL")

@@ -6,23 +6,29 @@ from __future__ import annotations
 
 import argparse
 import logging
-import socket
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from parley import __version__
 from parley.asgi import build_app
 from parley.asgi.mount import mount_agents
+from parley.cli.a2a_draft import add_a2a_draft_option, drafted
 from parley.cli.config import add_config_option, apply_config
 from parley.cli.connections import add_connection_options, connection_limits, connection_options
 from parley.cli.db import STORE_ENV, default_store
+from parley.cli.graceful import GracefulStop, add_graceful_option
 from parley.cli.hosts import allowed_hosts
-from parley.cli.logs import configure_logging, log_config
+from parley.cli.inspector import add_inspector_option, inspected
+from parley.cli.logs import add_log_options, configure_logging, log_config
 from parley.cli.observability import add_observability_options, observed, observed_grpc
+from parley.cli.preflight import check_port, check_store, where_stored
 from parley.cli.push import add_push_options, push_settings
 from parley.cli.quotas import add_quota_options, quotas_from
+from parley.cli.reload import add_reload_option, run_reloading
 from parley.cli.replicas import add_bus_option, event_bus, listen_options, run_workers
 from parley.cli.security import add_security_options, card_signer, jwt_requested, security_from
+from parley.cli.serve_grpc import with_grpc
 from parley.cli.targets import load_target, named_targets
 from parley.cli.tls import (
     TlsFiles,
@@ -39,13 +45,8 @@ from parley.server.push.delivery import PushSettings
 from parley.server.quotas import DEFAULT_QUOTAS, Quotas
 from parley.server.servable import Servable, is_servable
 from parley.server.service import AgentService
-from parley.server.stores import DEFAULT_STORE, describe, open_store
+from parley.server.stores import DEFAULT_STORE, open_store
 from parley.wire.errors import DEFAULT_WIRE_COMPAT
-
-if TYPE_CHECKING:
-    import uvicorn
-
-    from parley.grpc import GrpcServer
 
 log = logging.getLogger("parley")
 
@@ -64,8 +65,9 @@ def add_serve_command(commands: Any) -> None:
         nargs="*",
         default=[],
         metavar="[NAME=]module:attribute",
-        help="the agent (e.g. examples.echo:agent); several as NAME=module:attribute, each "
-        "served under /NAME with its own card, tasks and security",
+        help="the agent: module:attribute (examples.echo:agent), a module (its `agent`, else "
+        "its `app`) or a .py file; several as NAME=module:attribute, each served under /NAME "
+        "with its own card, tasks and security",
     )
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -104,7 +106,9 @@ def add_serve_command(commands: Any) -> None:
         help="the agent's tasks in a shared store are kept under this name (default: the "
         "agent's name; NAME with several agents; '' for tasks stored before namespaces)",
     )
-    serve.add_argument("--log-level", default="info", help="log level (default info)")
+    add_log_options(serve)
+    add_graceful_option(serve)
+    add_reload_option(serve)
     add_security_options(serve)
     add_push_options(serve)
     add_quota_options(serve)
@@ -113,6 +117,8 @@ def add_serve_command(commands: Any) -> None:
     add_connection_options(serve)
     add_config_option(serve)
     add_wire_compat_option(serve)
+    add_a2a_draft_option(serve)
+    add_inspector_option(serve)
     add_observability_options(serve)
     serve.set_defaults(run=run_serve)
     _PARSERS.append(serve)
@@ -144,7 +150,7 @@ def make_handler(
         raise SystemExit(f"parley serve: --store: {exc}") from None
     card = target.card(url, grpc_address=grpc_address, security=security)
     extended = getattr(target, "extended_card", None)
-    log.info("tasks are stored in %s", describe(store))
+    log.info("tasks are stored in %s", where_stored(store))
     try:
         return AgentService(
             target.executor(),
@@ -197,11 +203,11 @@ def make_app(
 
 def run_serve(arguments: argparse.Namespace) -> int:
     if _PARSERS:
-        apply_config(arguments, _PARSERS[-1])
+        apply_config(arguments, _PARSERS[-1])  # the --config file and PARLEY_* variables
     if not arguments.target:
         raise SystemExit(
-            "parley serve: name the agent (module:attribute), on the command line or as "
-            "`target` in --config"
+            "parley serve: name the agent (module:attribute, a module or a .py file), on the "
+            "command line, as $PARLEY_TARGET or as `target` in --config"
         )
     try:
         import uvicorn  # noqa: PLC0415 - an optional extra, needed only here
@@ -210,30 +216,33 @@ def run_serve(arguments: argparse.Namespace) -> int:
             "parley serve needs the server extra: pip install 'parley-a2a[server]'"
         ) from None
     configure_logging(arguments)  # secrets redacted in every log record
-    tls = tls_from(arguments)
-    scheme = "https" if tls else "http"
-    url = arguments.url or f"{scheme}://{arguments.host}:{arguments.port}"
-    store = arguments.store or default_store()
+    if arguments.listen_fd is None:
+        check_port(arguments.host, arguments.port)  # before any store is opened
     if arguments.workers > 1 and arguments.listen_fd is None:
-        return run_workers(arguments, store)
+        return run_workers(arguments, arguments.store or default_store())
+    tls = tls_from(arguments)
+    options = server_options(arguments, tls)
+    if arguments.reload:
+        return run_reloading(arguments, options)
+    if arguments.grpc_port is not None:
+        return _serve_with_grpc(arguments, options, tls)
+    uvicorn.run(serve_app(arguments), **options)
+    return 0
+
+
+def serve_app(arguments: argparse.Namespace) -> Any:
+    """The ASGI app `parley serve` serves for `arguments` (options applied): one agent,
+    or several, each under /NAME."""
+    tls = tls_from(arguments)
+    url = public_url(arguments, tls)
+    store = arguments.store or default_store()
+    hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
     named = named_targets(arguments.target)
     if named is not None:
-        return _serve_many(named, url, arguments, store, tls)
-    arguments.target = arguments.target[0]
-    target = load_target(arguments.target)
-    if arguments.store and not is_servable(target):
-        log.warning(
-            "--store applies to an Agent target only: %s keeps its own stores", arguments.target
-        )
-    security = None
-    if is_servable(target):
-        security = agent_security(arguments, target, tls)
-    elif arguments.api_key or arguments.bearer_tokens or jwt_requested(arguments):
-        raise SystemExit("parley serve: authentication options apply to an Agent target only")
-    options = server_options(arguments, tls)
-    if arguments.grpc_port is not None:
-        return _serve_with_grpc(target, url, arguments, store, options, security=security, tls=tls)
-    hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
+        mounted = mount_agents(_apps(named, url, arguments, store, tls), url, hosts)
+        return GracefulStop(observed(mounted, arguments))
+    spec = arguments.target[0]
+    target, security = _load(spec, arguments, store, tls)
     app = make_app(
         target,
         url,
@@ -248,9 +257,28 @@ def run_serve(arguments: argparse.Namespace) -> int:
         quotas=quotas_from(arguments),
         wire_compat=arguments.wire_compat,
     )
-    log.info("serving %s at %s", arguments.target, url)
-    uvicorn.run(observed(app, arguments), **options)
-    return 0
+    log.info("Parley %s serving %s at %s", __version__, spec, url)
+    return GracefulStop(observed(inspected(app, arguments), arguments))
+
+
+def public_url(arguments: argparse.Namespace, tls: TlsFiles | None) -> str:
+    scheme = "https" if tls else "http"
+    return str(arguments.url or f"{scheme}://{arguments.host}:{arguments.port}")
+
+
+def _load(
+    spec: str, arguments: argparse.Namespace, store: str, tls: TlsFiles | None
+) -> tuple[Any, Security | None]:
+    """The target, its store checked (`preflight`), and its security."""
+    target = drafted(load_target(spec), arguments)
+    if not is_servable(target):
+        if arguments.store:
+            log.warning("--store applies to an Agent target only: %s keeps its own stores", spec)
+        if arguments.api_key or arguments.bearer_tokens or jwt_requested(arguments):
+            raise SystemExit("parley serve: authentication options apply to an Agent target only")
+        return target, None
+    check_store(store)
+    return target, agent_security(arguments, target, tls)
 
 
 def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[str, Any]:
@@ -262,7 +290,7 @@ def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[
         **listen_options(arguments),
         "log_level": arguments.log_level,
         "log_config": log_config(arguments),
-        "timeout_graceful_shutdown": 10,
+        "timeout_graceful_shutdown": arguments.graceful_timeout,
         **tls_options,
         **guard,
     }
@@ -275,30 +303,24 @@ def agent_security(
     return security_from(arguments, agent.security, mutual_tls_schemes(tls, agent.security))
 
 
-def _serve_many(
+def _apps(
     named: dict[str, str],
     url: str,
     arguments: argparse.Namespace,
     store: str,
     tls: TlsFiles | None,
-) -> int:
-    """Each agent under `/NAME` of one HTTP server (`parley.asgi.mount`): its card names
-    its own URLs, its tasks are kept under the namespace NAME, its security is its own
-    plus the options'."""
-    import uvicorn  # noqa: PLC0415 - an optional extra, checked by run_serve
-
-    if arguments.grpc_port is not None:
-        raise SystemExit(
-            "parley serve: --grpc-port serves one agent; several agents are served over "
-            "JSON-RPC and HTTP+JSON, each under /NAME"
-        )
+) -> dict[str, Any]:
+    """Each agent's app, to serve under `/NAME` of one HTTP server (`parley.asgi.mount`):
+    its card names its own URLs, its tasks are kept under the namespace NAME, its
+    security is its own plus the options'."""
     if arguments.namespace is not None:
         raise SystemExit("parley serve: with several agents, each one's namespace is its NAME")
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
     compat = arguments.wire_compat
+    check_store(store)
     apps = {}
     for name, spec in named.items():
-        agent = load_target(spec)
+        agent = drafted(load_target(spec), arguments)
         if not is_servable(agent):
             raise SystemExit(f"parley serve: {name}={spec} is not an Agent")
         security = agent_security(arguments, agent, tls)
@@ -313,31 +335,32 @@ def _serve_many(
             sign_card=card_signer(arguments),
             quotas=quotas_from(arguments),
         )
-        apps[name] = build_app(
-            handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat
-        )
-        log.info("serving %s at %s/%s", spec, url, name)
-    uvicorn.run(mount_agents(apps, url, hosts), **server_options(arguments, tls))
-    return 0
+        app = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat)
+        apps[name] = inspected(app, arguments)
+        log.info("Parley %s serving %s at %s/%s", __version__, spec, url, name)
+    return apps
 
 
 def _serve_with_grpc(
-    target: Any,
-    url: str,
-    arguments: argparse.Namespace,
-    store: str,
-    options: dict[str, Any],
-    *,
-    security: Security | None,
-    tls: TlsFiles | None = None,
+    arguments: argparse.Namespace, options: dict[str, Any], tls: TlsFiles | None
 ) -> int:
-    """uvicorn and a gRPC server in one event loop over one handler (TLS too with `tls`)."""
+    """uvicorn and a gRPC server in one event loop, over one handler (over TLS too with
+    `tls`)."""
     import uvicorn  # noqa: PLC0415 - an optional extra, checked by run_serve
 
     try:
         from parley.grpc import GrpcServer  # noqa: PLC0415 - the grpc extra
     except ImportError as exc:
         raise SystemExit(f"parley serve: --grpc-port: {exc}") from None
+    if named_targets(arguments.target) is not None:
+        raise SystemExit(
+            "parley serve: --grpc-port serves one agent; several agents are served over "
+            "JSON-RPC and HTTP+JSON, each under /NAME"
+        )
+    url = public_url(arguments, tls)
+    store = arguments.store or default_store()
+    spec = arguments.target[0]
+    target, security = _load(spec, arguments, store, tls)
     host = urlsplit(url).hostname or arguments.host
     grpc_address = f"{host}:{arguments.grpc_port}"
     where = {
@@ -362,39 +385,9 @@ def _serve_with_grpc(
     )
     hosts = allowed_hosts(arguments.host, url, arguments.allowed_hosts)
     app = build_app(handler, card_mode=arguments.card, allowed_hosts=hosts, wire_compat=compat)
-    app, grpc_server = observed(app, arguments), observed_grpc(grpc_server, arguments)
-    log.info("serving %s at %s", arguments.target, url)
-    server, failures = with_grpc(uvicorn.Config(app, **options), grpc_server)
+    app = observed(inspected(app, arguments), arguments)
+    grpc_server = observed_grpc(grpc_server, arguments)
+    log.info("Parley %s serving %s at %s", __version__, spec, url)
+    server, failures = with_grpc(uvicorn.Config(GracefulStop(app), **options), grpc_server)
     server.run()
     return 1 if failures else 0
-
-
-def with_grpc(
-    config: uvicorn.Config, grpc_server: GrpcServer
-) -> tuple[uvicorn.Server, list[BaseException]]:
-    """A uvicorn server that also runs `grpc_server`: gRPC starts once the app has started
-    (its lifespan hooks ran) and stops before the app shuts down. A gRPC server that
-    cannot start stops the whole server; its error lands in the returned list."""
-    import uvicorn  # noqa: PLC0415 - an optional extra
-
-    failures: list[BaseException] = []
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets=sockets)
-            if not self.started:
-                return
-            try:
-                await grpc_server.start()
-            except (OSError, RuntimeError) as exc:
-                log.error("cannot serve gRPC on port %s: %s", grpc_server.port, exc)
-                failures.append(exc)
-                self.should_exit = True
-                return
-            log.info("serving gRPC at %s", grpc_server.address)
-
-        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            await grpc_server.stop()
-            await super().shutdown(sockets=sockets)
-
-    return Server(config), failures

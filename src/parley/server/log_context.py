@@ -6,21 +6,12 @@ may also name its own with `extra={"task_id": …, "context_id": …}`."""
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import NamedTuple
+
+TASK_IDS: ContextVar[tuple[str, str] | None] = ContextVar("parley_task_ids", default=None)
+"""(task id, context id) of the agent's run in progress, set once per run: the runner
+sets it in the run's own asyncio task, whose context is its own (no reset needed)."""
 
 
-class TaskIds(NamedTuple):
-    task_id: str
-    context_id: str
-
-
-_CURRENT: ContextVar[TaskIds | None] = ContextVar("parley_task_ids", default=None)
-
-
-def enter_task(task_id: str, context_id: str) -> None:
-    """Name the task of the running asyncio task (whose context is its own: no reset)."""
-    _CURRENT.set(TaskIds(task_id, context_id))
-
-
-def current_task() -> TaskIds | None:
-    return _CURRENT.get()
+def current_task() -> tuple[str, str] | None:
+    """(task id, context id) of the run in progress, or None."""
+    return TASK_IDS.get()

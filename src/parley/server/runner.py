@@ -58,7 +58,7 @@ from parley.server.broker import DONE, Broker, Entry, ReplayWindow, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
 from parley.server.live import LiveTask, new_id, untouched, utc_now
-from parley.server.log_context import enter_task
+from parley.server.log_context import TASK_IDS
 from parley.server.stores.base import StaleWriteError, StoredTask, TaskStore
 
 if TYPE_CHECKING:
@@ -204,7 +204,7 @@ class TaskRunner:
         self.release(live)
 
     async def _run(self, live: LiveTask, context: RequestContext) -> None:
-        enter_task(context.task_id, context.context_id)  # for log lines (log_context)
+        TASK_IDS.set((context.task_id, context.context_id))  # for log lines (log_context)
         try:
             await self.executor.execute(context, _Sink(self, live))
         except asyncio.CancelledError:
