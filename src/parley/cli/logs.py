@@ -77,6 +77,7 @@ def log_config(arguments: argparse.Namespace) -> dict[str, Any]:
         config["formatters"]["access"].update(fmt=ACCESS_FORMAT, datefmt=DATE_FORMAT)
     config["root"] = {"handlers": ["default"], "level": level}
     config["loggers"]["parley"] = {"level": level}
+    config["loggers"]["watchfiles"] = {"level": max(level, logging.WARNING)}  # (--reload)
     config["disable_existing_loggers"] = False
     return config
 

@@ -20,7 +20,7 @@ def add_reload_option(parser: argparse.ArgumentParser) -> None:
         "--reload",
         action="store_true",
         help="development: restart when a Python file under the current folder changes "
-        "(one process; not with --workers or --grpc-port)",
+        "(one process, without connection limits; not with --workers or --grpc-port)",
     )
 
 
@@ -37,9 +37,10 @@ def run_reloading(arguments: argparse.Namespace, options: dict[str, Any]) -> int
     if "serve" not in argv:
         argv = ["serve", *arguments.target]
     os.environ[ARGV_ENV] = json.dumps(argv)
-    uvicorn.run(
-        f"{__name__}:app", factory=True, reload=True, reload_dirs=[str(Path.cwd())], **options
-    )
+    # The child gets the options pickled: the connection guard's protocol, made per
+    # command, is left out (a development server needs no connection limits).
+    kept = {name: value for name, value in options.items() if name != "http"}
+    uvicorn.run(f"{__name__}:app", factory=True, reload=True, reload_dirs=[str(Path.cwd())], **kept)
     return 0
 
 

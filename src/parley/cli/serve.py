@@ -218,12 +218,12 @@ def run_serve(arguments: argparse.Namespace) -> int:
     configure_logging(arguments)  # secrets redacted in every log record
     if arguments.listen_fd is None:
         check_port(arguments.host, arguments.port)  # before any store is opened
+    tls = tls_from(arguments)
+    if arguments.reload:
+        return run_reloading(arguments, server_options(arguments, tls))
     if arguments.workers > 1 and arguments.listen_fd is None:
         return run_workers(arguments, arguments.store or default_store())
-    tls = tls_from(arguments)
     options = server_options(arguments, tls)
-    if arguments.reload:
-        return run_reloading(arguments, options)
     if arguments.grpc_port is not None:
         return _serve_with_grpc(arguments, options, tls)
     uvicorn.run(serve_app(arguments), **options)
