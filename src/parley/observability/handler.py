@@ -75,7 +75,7 @@ def _status(error: BaseException | None) -> str:
 class _Call:
     """One call's span attributes and metric labels."""
 
-    __slots__ = ("instruments", "labels", "span", "started")
+    __slots__ = ("described", "instruments", "labels", "span", "started")
 
     def __init__(self, instruments: Instruments, operation: Operation, ctx: CallContext) -> None:
         self.instruments = instruments
@@ -84,6 +84,7 @@ class _Call:
             VERSION: ctx.version.value,
             BINDING: arrived_on.get() or "unknown",
         }
+        self.described = False
         self.span = trace.get_current_span()
         if self.span.is_recording():
             self.span.update_name(f"{SERVICE}/{operation.value}")
@@ -91,10 +92,14 @@ class _Call:
         self.started = time.perf_counter()
 
     def describe(self, value: object) -> None:
-        """The ids `value` names on the span; its task state counted."""
-        ids = ids_of(value)
-        if ids and self.span.is_recording():
-            self.span.set_attributes(ids)
+        """The ids `value` names on the span (the first value that names them: a stream's
+        events all name the same); its task state counted."""
+        if not self.described:
+            ids = ids_of(value)
+            if TASK_ID in ids:
+                self.described = True
+            if ids and self.span.is_recording():
+                self.span.set_attributes(ids)
         state = None
         if isinstance(value, Task | TaskStatusUpdateEvent):
             state = value.status.state

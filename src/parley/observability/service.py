@@ -51,6 +51,11 @@ class ObservedExecutor:
             await self.executor.cancel(context)
 
 
+_STORE_OPERATIONS = ("create", "get", "save", "list")
+_STORE_SPANS = {operation: f"store {operation}" for operation in _STORE_OPERATIONS}
+_STORE_LABELS = {operation: {STORE_OPERATION: operation} for operation in _STORE_OPERATIONS}
+
+
 class ObservedStore:
     """`store`, each call of the TaskStore protocol in a client span named
     `store OPERATION`, with its latency. The arguments pass through as they are, so the
@@ -60,25 +65,23 @@ class ObservedStore:
         self.store = store
         self.tracer = tracer
         self.instruments = instruments
-        self.system = type(store).__name__
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
     async def _call(self, operation: str, task_id: object, *args: Any, **kwargs: Any) -> Any:
-        attributes = {STORE_OPERATION: operation, "db.system.name": self.system}
-        if isinstance(task_id, str) and task_id:
-            attributes[TASK_ID] = task_id
+        labels = _STORE_LABELS[operation]
         span = self.tracer.start_span(
-            f"store {operation}", kind=trace.SpanKind.CLIENT, attributes=attributes
+            _STORE_SPANS[operation],
+            kind=trace.SpanKind.CLIENT,
+            attributes={TASK_ID: task_id} if isinstance(task_id, str) and task_id else None,
         )
         started = time.perf_counter()
         with trace.use_span(span, end_on_exit=True):
             try:
                 return await getattr(self.store, operation)(*args, **kwargs)
             finally:
-                elapsed = time.perf_counter() - started
-                self.instruments.store_duration.record(elapsed, {STORE_OPERATION: operation})
+                self.instruments.store_duration.record(time.perf_counter() - started, labels)
 
     async def create(self, scope: Scope, task: Task, *args: Any, **kwargs: Any) -> StoredTask:
         stored: StoredTask = await self._call("create", task.id, scope, task, *args, **kwargs)
