@@ -73,8 +73,8 @@ def _in_thread(work: Any) -> tuple[threading.Thread, list[Any]]:
     return thread, results
 
 
-def _stream(url: str) -> list[dict[str, Any]]:
-    body = _request("SendStreamingMessage", _send("0.6"))
+def _stream(url: str, seconds: str = "0.6") -> list[dict[str, Any]]:
+    body = _request("SendStreamingMessage", _send(seconds))
     events = []
     headers = {**V1, "Accept": "text/event-stream"}
     with httpx.stream("POST", url, json=body, headers=headers, timeout=20) as response:
@@ -112,11 +112,14 @@ def test_what_runs_past_the_grace_period_is_left_for_a_restart(tmp_path: Path) -
     try:
         send = _request("SendMessage", _send("60"))
         sending, answers = _in_thread(lambda: httpx.post(url, json=send, headers=V1, timeout=20))
-        while not _working(url):
+        streaming, streams = _in_thread(lambda: _stream(url, "60"))
+        while len(_working(url)) < 2:
             assert sending.is_alive()
+            assert streaming.is_alive()
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
         sending.join(20)
+        streaming.join(20)
     finally:
         if process.poll() is None:
             process.kill()
@@ -125,9 +128,13 @@ def test_what_runs_past_the_grace_period_is_left_for_a_restart(tmp_path: Path) -
     # restart fails it, or reruns it when resumable; here recovery is off to see it)
     assert answers[0].status_code == 503
     assert answers[0].headers["retry-after"] == "1"
+    assert isinstance(streams[0], list)  # the stream ended cleanly, not broken off
+    states = [e.get("statusUpdate", e.get("task", {}))["status"]["state"] for e in streams[0]]
+    assert states[-1] == "TASK_STATE_WORKING"
     url, process = _serve(tmp_path, query="?recover=false")
     try:
-        assert [t["status"]["message"]["parts"] for t in _working(url)] == [[{"text": "sleeping"}]]
+        left = [t["status"]["message"]["parts"] for t in _working(url)]
+        assert left == [[{"text": "sleeping"}]] * 2
     finally:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=30)
