@@ -196,10 +196,15 @@ def test_serve_and_db_status_say_an_unreachable_store_in_one_line() -> None:
     url = "postgresql://nobody@127.0.0.1:1/x"
     served = parley("serve", "examples.echo:agent", "--port", str(_free_port()), "--store", url)
     status = parley("db", "status", "--store", url)
+    bus = ["--workers", "2", "--bus", "redis://127.0.0.1:6379/0"]
+    workers = parley(
+        "serve", "examples.echo:agent", "--port", str(_free_port()), "--store", url, *bus
+    )
     assert (served.code, len(served.err.splitlines())) == (1, 1), served
     assert served.err.startswith(f"parley serve: --store: cannot connect to {url}: ")
     assert (status.code, len(status.err.splitlines())) == (1, 1), status
     assert status.err.startswith(f"parley db status: cannot connect to {url}: ")
+    assert (workers.code, workers.err) == (1, served.err)  # once, not once per worker
 
 
 def test_check_port_names_a_host_that_cannot_be_bound() -> None:

@@ -222,7 +222,9 @@ def run_serve(arguments: argparse.Namespace) -> int:
     if arguments.reload:
         return run_reloading(arguments, server_options(arguments, tls))
     if arguments.workers > 1 and arguments.listen_fd is None:
-        return run_workers(arguments, arguments.store or default_store())
+        store = arguments.store or default_store()
+        check_store(store)  # said once here, not once by each worker
+        return run_workers(arguments, store)
     options = server_options(arguments, tls)
     if arguments.grpc_port is not None:
         return _serve_with_grpc(arguments, options, tls)
