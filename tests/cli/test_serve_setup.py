@@ -70,6 +70,12 @@ def test_the_environment_wins_over_the_file(tmp_path: Path) -> None:
     assert (arguments.port, arguments.host) == (9005, "0.0.0.0")
 
 
+def test_the_file_may_be_named_by_the_environment(tmp_path: Path) -> None:
+    config = tmp_path / "parley.toml"
+    config.write_text("port = 9006\n")
+    assert _parsed(env={"PARLEY_CONFIG": str(config)}).port == 9006
+
+
 def test_the_client_credential_variable_is_not_an_api_key_of_the_server() -> None:
     assert _parsed(env={"PARLEY_API_KEY": "k-client"}).api_key == []
 

@@ -16,8 +16,9 @@ refused, naming the key.
 The environment variable of an option is `PARLEY_` and its key in capitals, dashes as
 underscores (`PARLEY_PORT`, `PARLEY_TLS_CERT`, `PARLEY_TARGET`); a switch takes
 1/true/yes/on or 0/false/no/off, a repeatable option several words (shell quoting).
-`PORT` is read too when `PARLEY_PORT` is not set, as hosting platforms set it. The
-command line wins over the environment, which wins over the file.
+`PORT` is read too when `PARLEY_PORT` is not set, as hosting platforms set it, and
+`PARLEY_CONFIG` names the file when `--config` does not. The command line wins over the
+environment, which wins over the file.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def apply_config(
     """Fill the options not given on the command line from the environment, else from
     the `--config` file."""
     environment = os.environ if environment is None else environment
+    if not getattr(arguments, "config", None) and environment.get(env_name("config")):
+        arguments.config = environment[env_name("config")]
     actions = options_of(parser)
     argv = getattr(arguments, "argv", None)
     given = {key for key, action in actions.items() if _given(arguments, action, argv)}
