@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from parley.cli.config import apply_config
+from parley.cli.config import apply_config, env_name
 from parley.cli.main import build_parser
 from parley.cli.preflight import check_port, check_store
 from parley.cli.serve import _PARSERS, run_serve
@@ -51,6 +51,10 @@ def test_every_option_has_a_variable_and_flags_win_over_it() -> None:
     assert arguments.allow_anonymous is True
     assert arguments.allowed_hosts == ["a.example", "b.example"]
     assert (arguments.log_level, arguments.max_streams) == ("debug", 7)
+
+
+def test_a_variable_name_holds_only_letters_digits_and_underscores() -> None:
+    assert env_name("tls-v1.3-only") == "PARLEY_TLS_V1_3_ONLY"
 
 
 def test_a_flag_equal_to_the_default_still_wins() -> None:

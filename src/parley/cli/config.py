@@ -14,7 +14,7 @@ refused, naming the key.
     api-key = [{ env = "BILLING_KEY" }, "k-19be44:audit-service"]
 
 The environment variable of an option is `PARLEY_` and its key in capitals, dashes as
-underscores (`PARLEY_PORT`, `PARLEY_TLS_CERT`, `PARLEY_TARGET`); a switch takes
+underscores, and dots too (`PARLEY_PORT`, `PARLEY_TLS_CERT`, `PARLEY_TARGET`); a switch takes
 1/true/yes/on or 0/false/no/off, a repeatable option several words (shell quoting).
 `PORT` is read too when `PARLEY_PORT` is not set, as hosting platforms set it, and
 `PARLEY_CONFIG` names the file when `--config` does not. The command line wins over the
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -53,8 +54,9 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
 
 
 def env_name(key: str) -> str:
-    """The environment variable of the option `key` (`tls-cert` -> `PARLEY_TLS_CERT`)."""
-    return ENV_PREFIX + key.upper().replace("-", "_")
+    """The environment variable of the option `key` (`tls-cert` -> `PARLEY_TLS_CERT`; any
+    character a variable's name cannot hold, a dash or a dot, becomes `_`)."""
+    return ENV_PREFIX + re.sub(r"[^A-Z0-9]", "_", key.upper())
 
 
 def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
