@@ -29,7 +29,7 @@ def untouched(task: Task | None) -> bool:
     return task is not None and task.status.state is TaskState.SUBMITTED and not task.artifacts
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class LiveTask:
     """The in-process state of a task that has a run or a subscriber."""
 

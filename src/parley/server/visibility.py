@@ -4,21 +4,23 @@ created SUBMITTED in the store and published, so its stream starts (response hea
 the Task, then keep-alives) and GetTask, ListTasks and CancelTask find it, on every
 replica that shares the store.
 
-Theory of operation. Each new task whose creation is deferred is appended to `fresh`
-(no timer, no asyncio task and no write per send: an agent that answers at once pays a
-list append). One timer per service ticks every `visible_after / 2` while a list is not
-empty: a tick moves `fresh` to `aging` and reveals what was in `aging` and is still
-pending with its run going, so a silent task is created between half and all of
-`visible_after` into its run. A reveal is one asyncio task, owned here (`close` cancels
-and awaits them), which emits the pending task as the run's first event through the
-runner: the task's lock orders it with the agent's own events, and if the agent spoke
-first (or answered, or failed), the runner refuses it and nothing happens.
+Theory of operation. Each new task whose creation is deferred is appended to `fresh`, by
+weak reference (no timer, no asyncio task and no write per send: an agent that answers
+at once pays a list append, and its live state is not kept past its run). One timer per
+service ticks every `visible_after / 2` while a list is not empty: a tick moves `fresh`
+to `aging` and reveals what was in `aging` and is still pending with its run going, so a
+silent task is created between half and all of `visible_after` into its run. A reveal is
+one asyncio task, owned here (`close` cancels and awaits them), which emits the pending
+task as the run's first event through the runner: the task's lock orders it with the
+agent's own events, and if the agent spoke first (or answered, or failed), the runner
+refuses it and nothing happens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 
 from parley.protocol.errors import A2AError
 from parley.server.live import LiveTask
@@ -45,8 +47,8 @@ class Visibility:
             raise ValueError("visible_after must be positive (or None)")
         self._runner = runner
         self._tick_every = visible_after / 2 if visible_after is not None else None
-        self._fresh: list[LiveTask] = []
-        self._aging: list[LiveTask] = []
+        self._fresh: list[weakref.ref[LiveTask]] = []
+        self._aging: list[weakref.ref[LiveTask]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._reveals: set[asyncio.Task[None]] = set()
 
@@ -55,15 +57,16 @@ class Visibility:
         watched; anything else is not."""
         if live.pending is None or self._tick_every is None:
             return
-        self._fresh.append(live)
+        self._fresh.append(weakref.ref(live))
         if self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self._tick_every, self._tick)
 
     def _tick(self) -> None:
         due, self._aging, self._fresh = self._aging, self._fresh, []
         loop = asyncio.get_running_loop()
-        for live in due:
-            if _silent(live):
+        for watched in due:
+            live = watched()
+            if live is not None and _silent(live):
                 reveal = loop.create_task(self._reveal(live))
                 self._reveals.add(reveal)
                 reveal.add_done_callback(self._reveals.discard)
