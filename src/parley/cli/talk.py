@@ -8,11 +8,12 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from parley.cli import waiting
+from parley.cli import chat, files, waiting
 from parley.cli.errors import EXIT_CODES, ExitCode, UsageError, classify, message_of, report
 from parley.cli.options import (
     common_options,
@@ -34,6 +35,7 @@ from parley.model import (
     Part,
     SendMessageConfiguration,
     Task,
+    TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
     TaskState,
     TaskStatusUpdateEvent,
@@ -77,6 +79,7 @@ def add_talk_commands(commands: Any) -> None:
     get = command("get", _get, "show a task", "Show a task: its artifacts and state.")
     get.add_argument("task_id", metavar="TASK_ID")
     get.add_argument("--history", metavar="N", type=count, help="show the last N messages")
+    _output_argument(get)
     get.add_argument(
         "--wait",
         action="store_true",
@@ -93,9 +96,29 @@ def add_talk_commands(commands: Any) -> None:
         "subscribe", _subscribe, "follow a task", "Follow a running task's updates to its end."
     )
     subscribe.add_argument("task_id", metavar="TASK_ID")
+    chat.add_arguments(
+        command(
+            "chat",
+            chat.chat,
+            "talk with an agent",
+            "Talk with the agent at URL, a line of input per message: while a task asks for "
+            "input the next line answers it; Ctrl-D or /quit ends.",
+        )
+    )
+
+
+def _output_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        type=files.directory,
+        help="save the files the agent sends into DIR, under their names",
+    )
 
 
 def _send_arguments(send: argparse.ArgumentParser) -> None:
+    _output_argument(send)
     send.add_argument("text", metavar="TEXT", nargs="?", default="", help="the message's text")
     send.add_argument(
         "--file",
@@ -236,7 +259,7 @@ async def _send(arguments: argparse.Namespace, output: Output) -> int:
             stream = client.stream(
                 message, task_id=task_id, context_id=context_id, configuration=push
             )
-            return await _follow(stream, output)
+            return await _follow(stream, output, arguments.output)
         if arguments.no_wait:
             async with spinning(WAITING):
                 result = await client.send(
@@ -257,6 +280,8 @@ async def _send(arguments: argparse.Namespace, output: Output) -> int:
                 deadline=arguments.timeout,
             )
     output.result(Operation.SEND_MESSAGE, result)
+    if arguments.output is not None:
+        files.Saver(arguments.output).save(result)
     return outcome(result.status.state) if isinstance(result, Task) else ExitCode.OK
 
 
@@ -274,6 +299,8 @@ async def _get(arguments: argparse.Namespace, output: Output) -> int:
             async with spinning(WAITING):
                 task = await client.get_task(arguments.task_id, history_length=arguments.history)
     output.result(Operation.GET_TASK, task)
+    if arguments.output is not None:
+        files.Saver(arguments.output).save(task)
     return outcome(task.status.state)
 
 
@@ -302,12 +329,17 @@ async def _subscribe(arguments: argparse.Namespace, output: Output) -> int:
         return await _follow(client.subscribe(arguments.task_id), output)
 
 
-async def _follow(stream: ClientStream, output: Output) -> int:
-    """Print a stream's items as they arrive; the exit status of the task's last state."""
+async def _follow(stream: ClientStream, output: Output, folder: Path | None = None) -> int:
+    """Print a stream's items as they arrive (and save the files of its artifacts and
+    replies into `folder`); the exit status of the task's last state."""
     state: TaskState | None = None
+    saver = files.Saver(folder) if folder is not None else None
     async with stream:
         async for item in stream:
             output.event(item)
+            if saver is not None and isinstance(item, TaskArtifactUpdateEvent | Message):
+                output.end_line()
+                saver.save(item)
             found = _state_of(item)
             state = state if found is None else found
     output.end_line()
