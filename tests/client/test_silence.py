@@ -2,8 +2,8 @@
 neither times out nor misses an event; and the idle limit, when the caller sets one.
 
 The 30-second test runs two streams at once, so it costs 30 s in all: one from a server
-that sends nothing at all meanwhile (no keep-alives, and not even the response headers,
-since the agent has not created its task yet), with the client's defaults; one from a
+that sends nothing meanwhile but the Task (no keep-alives: the task of a silent agent is
+created after a second, `parley.server.visibility`), with the client's defaults; one from a
 server sending keep-alive comments every 2 s, to a client with a 5 s idle limit.
 """
 

@@ -16,13 +16,18 @@ import httpx
 import pytest
 
 from parley.asgi import A2AApp, build_app
+from parley.client import Client
+from parley.client.grpc import GrpcTransport
+from parley.grpc import GrpcServer
 from parley.model import (
     CancelTaskRequest,
     GetTaskRequest,
     ListTasksRequest,
     Message,
     Role,
+    Task,
     TaskState,
+    TaskStatusUpdateEvent,
     TextPart,
 )
 from parley.protocol.negotiation import Version
@@ -31,6 +36,7 @@ from parley.server.service import AgentService
 from parley.server.stores.memory import InMemoryTaskStore
 from parley.server.task_context import TaskContext
 from tests.asgi.helpers import V1, send_body
+from tests.grpc.conftest import free_port
 from tests.interop.live import serving
 from tests.server.support import ALICE, as_task, run, send
 
@@ -223,3 +229,32 @@ def test_visible_after_must_be_positive() -> None:
 
 
 THINK = {"skill": "think"}
+
+
+# ----------------------------------------------------------------------------- over gRPC
+
+
+async def test_over_grpc_the_silent_skills_stream_starts_with_its_task() -> None:
+    """The stream's first message (and the initial metadata with it) comes while the
+    skill is silent; a cancel from the same client ends the stream."""
+    gate = Gate()
+    server = GrpcServer(service_of(gate), port=free_port())
+    await server.start()
+    try:
+        async with (
+            Client(GrpcTransport(server.address, Version.V1_0)) as client,
+            client.stream("think") as stream,
+        ):
+            first = await anext(stream)
+            assert isinstance(first, Task)
+            assert first.status.state is TaskState.SUBMITTED
+            canceled = await client.cancel_task(first.id)
+            assert canceled.status.state is TaskState.CANCELED
+            rest = [item async for item in stream]
+        last = rest[-1]
+        assert isinstance(last, TaskStatusUpdateEvent)
+        assert last.status.state is TaskState.CANCELED
+        assert gate.outputs == 0
+    finally:
+        gate.open.set()
+        await server.stop(0)
