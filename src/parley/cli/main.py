@@ -11,9 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from parley import __version__
+from parley.cli.check import add_check_command
 from parley.cli.db import add_db_command
 from parley.cli.deliveries import add_push_command
 from parley.cli.errors import EXIT_CODES, OneLineParser
+from parley.cli.proxy import add_proxy_command
 from parley.cli.serve import add_serve_command
 from parley.cli.talk import add_talk_commands
 from parley.cli.webhook import add_webhook_command
@@ -29,9 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"parley {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_serve_command(commands)
+    add_proxy_command(commands)
     add_db_command(commands)
     add_push_command(commands)
     add_talk_commands(commands)
+    add_check_command(commands)
     add_webhook_command(commands)
     return parser
 
