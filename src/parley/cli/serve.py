@@ -17,6 +17,7 @@ from parley.cli.a2a_draft import add_a2a_draft_option, drafted
 from parley.cli.config import add_config_option, apply_config
 from parley.cli.connections import add_connection_options, connection_limits, connection_options
 from parley.cli.db import STORE_ENV, default_store
+from parley.cli.exec_option import add_exec_options, check_exec, exec_or_load
 from parley.cli.graceful import GracefulStop, add_graceful_option
 from parley.cli.hosts import allowed_hosts
 from parley.cli.inspector import add_inspector_option, inspected
@@ -120,6 +121,7 @@ def add_serve_command(commands: Any) -> None:
     add_a2a_draft_option(serve)
     add_inspector_option(serve)
     add_observability_options(serve)
+    add_exec_options(serve)
     serve.set_defaults(run=run_serve)
     _PARSERS.append(serve)
 
@@ -204,6 +206,7 @@ def make_app(
 def run_serve(arguments: argparse.Namespace) -> int:
     if _PARSERS:
         apply_config(arguments, _PARSERS[-1])  # the --config file and PARLEY_* variables
+    check_exec(arguments)
     if not arguments.target:
         raise SystemExit(
             "parley serve: name the agent (module:attribute, a module or a .py file), on the "
@@ -235,6 +238,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
 def serve_app(arguments: argparse.Namespace) -> Any:
     """The ASGI app `parley serve` serves for `arguments` (options applied): one agent,
     or several, each under /NAME."""
+    check_exec(arguments)  # (again: `--reload` parses the options anew)
     tls = tls_from(arguments)
     url = public_url(arguments, tls)
     store = arguments.store or default_store()
@@ -272,7 +276,7 @@ def _load(
     spec: str, arguments: argparse.Namespace, store: str, tls: TlsFiles | None
 ) -> tuple[Any, Security | None]:
     """The target, its store checked (`preflight`), and its security."""
-    target = drafted(load_target(spec), arguments)
+    target = drafted(exec_or_load(spec, arguments), arguments)
     if not is_servable(target):
         if arguments.store:
             log.warning("--store applies to an Agent target only: %s keeps its own stores", spec)
