@@ -33,6 +33,7 @@ CHECKED = [
     "docs/embedding.md",
     "docs/grpc.md",
     "docs/migrating.md",
+    "docs/proxy.md",
     "docs/push-ssrf.md",
     "docs/push.md",
     "docs/security-jwt.md",
