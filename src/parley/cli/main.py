@@ -1,7 +1,7 @@
 """`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`,
 `parley push list|retry` (deliveries in a store's outbox), talking to any A2A agent:
 `parley card|send|get|list|cancel|subscribe URL …`, and receiving its push notifications
-locally: `parley webhook listen`.
+locally: `parley webhook listen`; an agent's skills as MCP tools: `parley mcp URL`.
 Configuration is built here, at the edge, from flags and environment."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from parley.cli.check import add_check_command
 from parley.cli.db import add_db_command
 from parley.cli.deliveries import add_push_command
 from parley.cli.errors import EXIT_CODES, OneLineParser
+from parley.cli.mcp import add_mcp_command
 from parley.cli.proxy import add_proxy_command
 from parley.cli.serve import add_serve_command
 from parley.cli.talk import add_talk_commands
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_talk_commands(commands)
     add_check_command(commands)
     add_webhook_command(commands)
+    add_mcp_command(commands)
     return parser
 
 
