@@ -9,6 +9,8 @@ blocking send, with each store (memory, SQLite, PostgreSQL), in one run.
 
 `--before` names the src folder of another checkout, e.g. the code before push delivery:
 `mkdir /tmp/parley-before && git archive 172994c | tar -x -C /tmp/parley-before`.
+`--src` names the src folder the other variants run (this checkout's by default): two
+checkouts measured side by side.
 `--stores` and `--variants` choose what runs; `--scale` multiplies the sends.
 
 - `deliver`: N blocking sends, each with a push config to the receiver, recorded with the
@@ -22,7 +24,9 @@ blocking send, with each store (memory, SQLite, PostgreSQL), in one run.
   push delivery existed), `off` (`push=False`, `parley serve --no-push`), `on` (delivery
   on, no push config in the request), `on+config` (delivery on, an inline config per send,
   to one of 64 webhook hosts: one host would cap the deliveries, see `deliver`),
-  `recorded` (the same with the worker stopped: what the send itself pays). µs per
+  `recorded` (the same with the worker stopped: what the send itself pays), `stopped`
+  (`on` with the worker stopped: what `recorded` compares with, without the idle worker's
+  poll, which valgrind's slow run counts many times over). µs per
   send for the sends alone and until the outbox is empty again (the deliveries share the
   process). Every variant runs in each round, in turn, in a fresh process on a fresh
   database; the figures are the medians of the rounds.
@@ -63,7 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 POSTGRES = "postgresql://postgres@127.0.0.1:5432"
 MEASURE_CORE, RECEIVER_CORE = "0", "1"
 STORES = ("memory", "sqlite", "postgres")
-VARIANTS = ("before", "off", "on", "recorded", "on+config")
+VARIANTS = ("before", "off", "on", "stopped", "recorded", "on+config")
 SENDS = {"memory": 2000, "sqlite": 1000, "postgres": 600}
 """Timed sends per process (`--scale` multiplies them)."""
 DELIVER_TASKS = {"memory": 1000, "sqlite": 500, "postgres": 500}
@@ -246,7 +250,7 @@ async def _send_run(
     service = _service(store, push)
     await service.startup()
     counted = None
-    if variant == "recorded":  # the send's own part: notifications recorded, not sent
+    if variant in ("recorded", "stopped"):  # the send's own part: nothing is sent
         await service.push_worker.stop()
     elif config:  # each send's webhook on one of HOSTS hosts (one would cap deliveries)
         _resolve_to_receiver(service.push_worker, hook)
@@ -259,6 +263,7 @@ async def _send_run(
 
     per_send = 0
     await _sends(service, range(WARM_UP), concurrency, target)
+    server = await _Server.of(store)
     if counted is not None:  # every warm-up notification delivered: how many a send makes
         while await _pending(service):
             await asyncio.sleep(0.01)
@@ -270,6 +275,7 @@ async def _send_run(
     started = time.perf_counter()
     await _sends(service, range(WARM_UP, WARM_UP + sends), concurrency, target)
     sent = time.perf_counter()
+    server_ns = await server.cpu_ns()
     if counted is not None:
         try:
             await asyncio.wait_for(counted.until(warm + per_send * sends), 600)
@@ -281,6 +287,7 @@ async def _send_run(
     done = time.perf_counter()
     await service.shutdown()
     return {
+        "server_cpu_us": server_ns / sends / 1e3,
         "send_us": (sent - started) / sends * 1e6,
         "until_delivered_us": (done - started) / sends * 1e6,
         "notifications_per_send": per_send,
@@ -311,6 +318,46 @@ async def _deliver_run(
     delivered = counted.count
     await service.shutdown()
     return {"per_second": delivered / elapsed, "notifications": delivered, "seconds": elapsed}
+
+
+class _Server:
+    """The CPU time PostgreSQL's backends serving this process spend (on Linux, from
+    /proc/PID/schedstat, in ns): the database server's side of the sends, which neither
+    callgrind nor a loaded machine's wall clock shows."""
+
+    def __init__(self, url: str, start: dict[int, int]) -> None:
+        self.url = url
+        self.start = start
+
+    @classmethod
+    async def of(cls, store: str) -> _Server:
+        server = cls(store, {})
+        server.start = await server._times() if store.startswith("postgresql") else {}
+        return server
+
+    async def _times(self) -> dict[int, int]:
+        import asyncpg  # noqa: PLC0415 - the postgres extra
+
+        connection = await asyncpg.connect(self.url.partition("?")[0])
+        try:
+            found = await connection.fetch(
+                "SELECT pid FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        finally:
+            await connection.close()
+        times: dict[int, int] = {}
+        for (pid,) in found:
+            with contextlib.suppress(OSError):
+                times[pid] = int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+        return times
+
+    async def cpu_ns(self) -> int:
+        """ns on CPU since `of` (a backend started since: all of its time)."""
+        if not self.url.startswith("postgresql"):
+            return 0
+        now = await self._times()
+        return sum(ns - self.start.get(pid, 0) for pid, ns in now.items())
 
 
 def _resolve_to_receiver(worker: Any, hook: str) -> None:
@@ -420,8 +467,10 @@ class Plan:
     deliver_seconds: float
     count: int
 
+    src_folder: str = str(ROOT / "src")
+
     def src(self, variant: str) -> str:
-        return self.before if variant == "before" and self.before else str(ROOT / "src")
+        return self.before if variant == "before" and self.before else self.src_folder
 
 
 def _deliver(plan: Plan) -> None:
@@ -433,7 +482,7 @@ def _deliver(plan: Plan) -> None:
                 spec: dict[str, Any] = {"part": "deliver", "tasks": tasks, "mode": mode}
                 spec |= {"store": plan.places.fresh(store), "hook": plan.hook}
                 spec["seconds"] = plan.deliver_seconds
-                result = _measure(spec, str(ROOT / "src"))
+                result = _measure(spec, plan.src_folder)
                 results.setdefault((store, mode), []).append(result["per_second"])
                 print(
                     f"  round {number + 1} {store:<8} {mode:<11}"
@@ -465,30 +514,40 @@ def _send(plan: Plan) -> None:
                 print(
                     f"  round {number + 1} {store:<8} {variant:<9}"
                     f" {result['send_us']:8.1f} µs per send,"
-                    f" {result['until_delivered_us']:8.1f} until delivered",
+                    f" {result['until_delivered_us']:8.1f} until delivered,"
+                    f" {result['server_cpu_us']:8.1f} PostgreSQL CPU",
                     flush=True,
                 )
     print(
         f"\n{plan.concurrency} concurrent senders; µs per send, medians of {plan.rounds} rounds"
         " (until delivered: the sends and their deliveries)\n"
     )
-    print("| store | variant | µs per send | until delivered | notifications per send |")
-    print("|---|---|---|---|---|")
-    medians: dict[tuple[str, str], tuple[float, float]] = {}
+    print(
+        "| store | variant | µs per send | until delivered | notifications per send"
+        " | PostgreSQL CPU µs per send |"
+    )
+    print("|---|---|---|---|---|---|")
+    medians: dict[tuple[str, str], tuple[float, float, float]] = {}
     for (store, variant), found in results.items():
         send = statistics.median(each["send_us"] for each in found)
         until = statistics.median(each["until_delivered_us"] for each in found)
-        medians[(store, variant)] = (send, until)
+        server = statistics.median(each["server_cpu_us"] for each in found)
+        medians[(store, variant)] = (send, until, server)
         notes = found[0]["notifications_per_send"]
-        print(f"| {store} | {variant} | {send:,.1f} | {until:,.1f} | {notes:g} |")
-    print("\n| store | variant | vs before | vs on (sends) | vs on (until delivered) |")
-    print("|---|---|---|---|---|")
-    for (store, variant), (send, until) in medians.items():
-        before, on = medians.get((store, "before")), medians.get((store, "on"))
+        print(f"| {store} | {variant} | {send:,.1f} | {until:,.1f} | {notes:g} | {server:,.1f} |")
+    print(
+        "\n| store | variant | vs before | vs stopped or on (sends) | (until delivered)"
+        " | (PostgreSQL CPU) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for (store, variant), (send, until, server) in medians.items():
+        before = medians.get((store, "before"))
+        on = medians.get((store, "stopped"), medians.get((store, "on")))
         versus = "" if before is None else f"{send / before[0]:.3f}"
         alone = "" if on is None else f"{send / on[0]:.3f}"
         delivered = "" if on is None else f"{until / on[0]:.3f}"
-        print(f"| {store} | {variant} | {versus} | {alone} | {delivered} |")
+        cpu = "" if on is None or not on[2] else f"{server / on[2]:.3f}"
+        print(f"| {store} | {variant} | {versus} | {alone} | {delivered} | {cpu} |")
 
 
 def _instructions(places: Places, spec: dict[str, Any], src: str) -> int:
@@ -503,7 +562,9 @@ def _instructions(places: Places, spec: dict[str, Any], src: str) -> int:
 
 
 def _callgrind(plan: Plan) -> None:
-    print("| store | variant | instructions per send | vs before | vs on |\n|---|---|---|---|---|")
+    """Instructions per send; against `before`, and against `stopped` (or else `on`)."""
+    print("| store | variant | instructions per send | vs before | vs stopped or on |")
+    print("|---|---|---|---|---|")
     for store in plan.stores:
         per: dict[str, float] = {}
         for variant in plan.variants:
@@ -514,13 +575,15 @@ def _callgrind(plan: Plan) -> None:
             per[variant] = (twice - once) / plan.count
             base = per.get("before")
             versus = "" if base is None else f"{per[variant] / base:.3f}"
-            on = "" if "on" not in per else f"{per[variant] / per['on']:.3f}"
+            without = per.get("stopped", per.get("on"))
+            on = "" if without is None else f"{per[variant] / without:.3f}"
             print(f"| {store} | {variant} | {per[variant]:,.0f} | {versus} | {on} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--before", help="the src folder of the code before push delivery")
+    parser.add_argument("--src", default=str(ROOT / "src"), help="the src folder measured")
     parser.add_argument("--only", choices=("deliver", "send"), help="one part only")
     parser.add_argument("--stores", nargs="+", choices=STORES, default=list(STORES))
     parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
@@ -564,6 +627,7 @@ def main(argv: list[str] | None = None) -> None:
         concurrency=args.concurrency,
         deliver_seconds=args.deliver_seconds,
         count=args.count,
+        src_folder=args.src,
     )
     try:
         if args.callgrind:

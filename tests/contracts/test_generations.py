@@ -96,10 +96,10 @@ def test_a_database_written_before_generations_migrates(durable_url: str) -> Non
             assert (stored.version, stored.task.generation) == (3, 1)
         # Back to the schema before generations, as an older Parley left it.
         await execute_raw(durable_url, "ALTER TABLE tasks DROP COLUMN generation")
-        await execute_raw(durable_url, f"DELETE FROM parley_schema WHERE version = {LATEST}")
+        await execute_raw(durable_url, "DELETE FROM parley_schema WHERE version >= 3")
         stores = open_store(with_params(durable_url, migrate="false"))
         try:
-            assert await stores.tasks.schema_status() == SchemaStatus(LATEST - 1, LATEST)
+            assert await stores.tasks.schema_status() == SchemaStatus(2, LATEST)
             with pytest.raises(SchemaError, match="parley db upgrade"):
                 await stores.tasks.open()
         finally:

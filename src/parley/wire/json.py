@@ -38,6 +38,12 @@ def too_large(size: int, limits: Limits) -> InvalidRequestError:
     )
 
 
+def fragment(text: str | bytes) -> JSON:
+    """JSON already serialized, which `dumps` writes out as it is (neither parsed nor
+    checked: only for text this process serialized itself)."""
+    return orjson.Fragment(text)
+
+
 def dumps(value: JSON) -> bytes:
     """Serialize a JSON value compactly (UTF-8)."""
     try:

@@ -30,6 +30,7 @@ from parley.server.stores.postgres_sql import (
     ARTIFACTS,
     CHILD,
     CREATE,
+    CREATE_CONFIGURED,
     GET,
     HISTORY,
     KEY,
@@ -70,10 +71,25 @@ async def put_config(
     )
 
 
+def _config_arrays(scope: Scope, configs: InlineConfigs) -> tuple[list[str], list[str], list[str]]:
+    """$15..$17 of `CREATE_CONFIGURED`: the configs' ids, bodies and protocols (the last of
+    an id given twice, as putting them in turn would leave)."""
+    given = {config.id: (config, protocol) for config, protocol in configs}
+    return (
+        list(given),
+        [rows.push_config_json(rows.with_tenant(c, scope[0])) for c, _ in given.values()],
+        [protocol.value for _, protocol in given.values()],
+    )
+
+
 def _notifications(
-    task: Task, version: int, events: Sequence[TaskEvent] | None
+    task: Task,
+    version: int,
+    events: Sequence[TaskEvent] | None,
+    status: str,
+    changes: rows.Rows,
 ) -> tuple[list[str], list[str]]:
-    found = rows.notifications(task, version, events)
+    found = rows.notifications(task, version, events, status, changes)
     return [each[0] for each in found], [each[1] for each in found]
 
 
@@ -146,23 +162,27 @@ class PostgresTaskStore(DurableLifecycle):
         key = (*scope, task.id)
         changes = rows.created(task)
         now = self.clock()
+        status = rows.status_json(task.status)
+        arguments = (
+            *key,
+            task.context_id,
+            int(task.status.state),
+            status,
+            rows.sort_ts(task),
+            rows.metadata_json(task.metadata),
+            len(task.history),
+            now,
+            task.generation,
+            *_notifications(task, 1, None, status, changes),
+            rows.micros(now),
+        )
         async with self.database.connection(write=True) as connection:
-            for config, protocol in configs:  # seen by CREATE's outbox part
-                await put_config(connection, scope, config, protocol)
-            row = await connection.fetchrow(
-                CREATE,
-                *key,
-                task.context_id,
-                int(task.status.state),
-                rows.status_json(task.status),
-                rows.sort_ts(task),
-                rows.metadata_json(task.metadata),
-                len(task.history),
-                now,
-                task.generation,
-                *_notifications(task, 1, None),
-                rows.micros(now),
-            )
+            if configs:  # set with the task, in the same statement
+                row = await connection.fetchrow(
+                    CREATE_CONFIGURED, *arguments, *_config_arrays(scope, configs)
+                )
+            else:  # its first notification goes to the configs put before it, if any
+                row = await connection.fetchrow(CREATE, *arguments)
             assert row is not None
             made, recorded = row
             if not made:
@@ -214,10 +234,11 @@ class PostgresTaskStore(DurableLifecycle):
     ) -> None:
         changes = rows.appended(task, events, known[1], known[2])
         now = self.clock()
+        status = rows.status_json(task.status)
         arguments = (
             *key,
             int(task.status.state),
-            rows.status_json(task.status),
+            status,
             rows.sort_ts(task),
             rows.metadata_json(task.metadata),
             len(task.history),
@@ -234,7 +255,7 @@ class PostgresTaskStore(DurableLifecycle):
                 assert row is not None
                 applied, configs = row
             if configs:
-                notified = _notifications(task, expected_version + 1, events)
+                notified = _notifications(task, expected_version + 1, events, status, changes)
                 row = await connection.fetchrow(SAVE, *arguments, *notified, rows.micros(now))
                 assert row is not None
                 applied, recorded = row
@@ -274,7 +295,7 @@ class PostgresTaskStore(DurableLifecycle):
             recorded = await connection.execute(
                 RECORD_AFTER,
                 *key,
-                *_notifications(task, expected_version + 1, events),
+                *_notifications(task, expected_version + 1, events, status, changes),
                 rows.micros(now),
             )
         notified = not recorded.endswith(" 0")

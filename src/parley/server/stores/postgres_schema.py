@@ -102,4 +102,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tasks ADD COLUMN generation bigint NOT NULL DEFAULT 0",
         "UPDATE tasks SET generation = version",
     ),
+    (
+        # Version 4: nothing here. SQLite's outbox lost AUTOINCREMENT (see its schema); an
+        # identity column costs no such write, and both backends keep the same versions.
+    ),
 )

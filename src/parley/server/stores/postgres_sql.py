@@ -71,6 +71,29 @@ CREATE = f"""WITH made AS (
 """A new task and its first notification (to configs put before it, with the message that
 created it) in one statement."""
 
+CREATE_CONFIGURED = f"""WITH made AS (
+        {INSERT_TASK} RETURNING 1),
+    configs AS (
+        INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
+        SELECT $1, $2, $3, c.config_id, c.body, c.protocol
+        FROM unnest($15::text[], $16::json[], $17::text[]) AS c(config_id, body, protocol)
+        WHERE EXISTS (SELECT 1 FROM made)
+        ON CONFLICT (tenant, owner, task_id, config_id)
+        DO UPDATE SET body = excluded.body, protocol = excluded.protocol
+        RETURNING config_id, seq),
+    outbox AS (
+        INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
+            due_at, created_at)
+        SELECT $1, $2, $3, c.config_id, n.event_id, n.payload,
+            CASE WHEN n.i = 1 THEN $14 ELSE {BEHIND} END, $14
+        FROM configs c CROSS JOIN unnest($12::text[], $13::json[])
+            WITH ORDINALITY AS n(event_id, payload, i)
+        ORDER BY c.seq, n.i RETURNING 1)
+    SELECT (SELECT count(*) FROM made), (SELECT count(*) FROM outbox)"""
+"""`CREATE` with the configs given with the task ($15..$17: ids, bodies, protocols; no two
+with one id): the task, its configs and their first notifications in one statement, one
+round trip. A new task's queues are new: each one's first notification is due at once."""
+
 RECORD_AFTER = RECORD.format(applied="TRUE", ids="$4", bodies="$5", now="$6")
 
 SAVE_CTES = f"""WITH up AS (

@@ -27,6 +27,7 @@ from parley.protocol import paging
 from parley.protocol.errors import invalid_field
 from parley.wire import json as wire_json
 from parley.wire.limits import Limits
+from parley.wire.v1_0 import content
 from parley.wire.v1_0.json import CODEC
 
 JSON = Any
@@ -273,10 +274,36 @@ def payload(told: Task | TaskEvent) -> str:
 
 
 def notifications(
-    task: Task, version: int, events: Sequence[TaskEvent] | None
+    task: Task,
+    version: int,
+    events: Sequence[TaskEvent] | None,
+    status: str | None = None,
+    changes: Rows | None = None,
 ) -> list[tuple[str, str]]:
-    """`notified`, each with its payload (what a durable store records)."""
-    return [(number, payload(told)) for number, told in notified(task, version, events)]
+    """`notified`, each with its payload (what a durable store records). The JSON the write
+    made for its rows, `status` (of `task.status`) and `changes` (`created` or `appended`),
+    goes into the payloads as it is, not encoded again: a new task's status and history, the
+    status of an update to it, an artifact update's parts."""
+    found = notified(task, version, events)
+    if status is None or changes is None:
+        return [(number, payload(told)) for number, told in found]
+    made = wire_json.fragment(status)
+    if events is None:
+        history = None
+        if len(changes.messages) == len(task.history):
+            history = [wire_json.fragment(body) for _, body in changes.messages]
+        return [(found[0][0], dumps(content.encode_event(task, made, history)))]
+    chunks = iter(changes.chunks)  # one per artifact update, in order
+    reused: list[tuple[str, str]] = []
+    for number, told in found:
+        if type(told) is TaskArtifactUpdateEvent:
+            parts = wire_json.fragment(next(chunks).parts)
+            reused.append((number, dumps(content.encode_event(told, parts=parts))))
+        elif type(told) is TaskStatusUpdateEvent and told.status is task.status:
+            reused.append((number, dumps(content.encode_event(told, made))))
+        else:
+            reused.append((number, payload(told)))
+    return reused
 
 
 NOTIFIED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from operator import itemgetter
 
 from parley.model import (
     Artifact,
@@ -32,7 +33,7 @@ from parley.server.stores.base import (
 from parley.server.stores.migrations import ACTIVE_STATES, TERMINAL_STATES, sql_list
 from parley.server.stores.retention import DurableLifecycle
 from parley.server.stores.sqlite_db import SqliteDatabase, transaction
-from parley.server.stores.sqlite_outbox import CONFIG_IDS, QUEUES, SqliteOutbox, record
+from parley.server.stores.sqlite_outbox import CONFIG_IDS, PENDING_IN_QUEUE, SqliteOutbox, record
 
 PURGE_BATCH = 500
 """Tasks deleted per purge transaction (the write lock is held that long, no longer)."""
@@ -59,11 +60,13 @@ _FINISHED = f"state IN {sql_list(TERMINAL_STATES)} AND updated_at < ?"
 
 Key = tuple[str, str, str]
 
-_SAVE_READ = """SELECT version, history_count, event_count, EXISTS (SELECT 1 FROM push_configs
-    WHERE tenant = ?1 AND owner = ?2 AND task_id = ?3) FROM tasks
-    WHERE tenant = ?1 AND owner = ?2 AND id = ?3"""
-"""What a save reads first: the task's counts, and whether it has push configs (one
-statement: a task without configs pays no second one)."""
+_SAVE_READ = f"""SELECT t.version, t.history_count, t.event_count, p.rowid, p.config_id,
+    CASE WHEN p.rowid IS NOT NULL THEN EXISTS ({PENDING_IN_QUEUE}) END
+    FROM tasks t LEFT JOIN push_configs p ON p.tenant = ?1 AND p.owner = ?2 AND p.task_id = ?3
+    WHERE t.tenant = ?1 AND t.owner = ?2 AND t.id = ?3"""
+"""What a save reads first, in one statement: the task's counts, and a row per push config
+of the task (its rowid, id, and whether notifications for it are pending; one row of NULLs
+when it has none)."""
 
 
 def _put_config(
@@ -72,7 +75,8 @@ def _put_config(
     config: TaskPushNotificationConfig,
     protocol: Version,
 ) -> None:
-    body = rows.push_config_json(rows.with_tenant(config, scope[0]))
+    stored = config if config.tenant == scope[0] else rows.with_tenant(config, scope[0])
+    body = rows.push_config_json(stored)
     connection.execute(
         """INSERT INTO push_configs (tenant, owner, task_id, config_id, body, protocol)
         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, task_id, config_id)
@@ -173,7 +177,9 @@ class SqliteTaskStore(DurableLifecycle):
                 queues = [(config_id, 0) for config_id in {c.id: 0 for c, _ in configs}]
             else:
                 queues = [(config_id, 0) for (config_id,) in connection.execute(CONFIG_IDS, key)]
-            return record(connection, key, queues, task, 1, None, now)
+            return record(
+                connection, key, queues, task, 1, None, now, status=head[2], changes=changes
+            )
 
         if await self.database.write(work):
             self.recorded()
@@ -228,16 +234,28 @@ class SqliteTaskStore(DurableLifecycle):
         )
 
         def work(connection: sqlite3.Connection) -> int:
-            found = connection.execute(_SAVE_READ, key).fetchone()
-            if found is None or found[0] != expected_version:
+            read = connection.execute(_SAVE_READ, key).fetchall()
+            if not read or read[0][0] != expected_version:
                 raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
+            found = read[0]
             changes = rows.appended(task, events, found[1], found[2])
             connection.execute(_UPDATE_TASK, (*head, *key))
             _write_rows(connection, key, changes)
-            if not found[3]:  # no push config: nothing to record
+            if found[3] is None:  # no push config: nothing to record
                 return 0
-            queues = connection.execute(QUEUES, key).fetchall()
-            return record(connection, key, queues, task, expected_version + 1, events, head[-2])
+            queues = [each[4:] for each in sorted(read, key=itemgetter(3))]
+            version = expected_version + 1
+            return record(
+                connection,
+                key,
+                queues,
+                task,
+                version,
+                events,
+                head[-2],
+                status=head[1],
+                changes=changes,
+            )
 
         if await self.database.write(work):
             self.recorded()

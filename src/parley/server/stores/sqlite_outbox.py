@@ -19,11 +19,9 @@ from parley.server.stores.sqlite_db import SqliteDatabase
 
 CONFIG_IDS = """SELECT config_id FROM push_configs
     WHERE tenant = ? AND owner = ? AND task_id = ? ORDER BY rowid"""
-QUEUES = """SELECT p.config_id, EXISTS (SELECT 1 FROM push_outbox q WHERE q.tenant = ?1
-    AND q.owner = ?2 AND q.task_id = ?3 AND q.config_id = p.config_id AND q.state = 0)
-    FROM push_configs p WHERE p.tenant = ?1 AND p.owner = ?2 AND p.task_id = ?3
-    ORDER BY p.rowid"""
-"""A task's push configs, each with whether notifications for it are pending."""
+PENDING_IN_QUEUE = """SELECT 1 FROM push_outbox q WHERE q.tenant = ?1 AND q.owner = ?2
+    AND q.task_id = ?3 AND q.config_id = p.config_id AND q.state = 0"""
+"""Whether notifications are pending for the config `p` of the task ?1..?3 (a subquery)."""
 _RECORD = """INSERT INTO push_outbox (tenant, owner, task_id, config_id, event_id, payload,
     due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"""
 _COLUMNS = """o.id, o.tenant, o.owner, o.task_id, o.config_id, o.event_id, o.payload,
@@ -37,6 +35,9 @@ _HEADS = f"""SELECT {_COLUMNS}, p.body, p.protocol FROM push_outbox o
         AND h.state = {PENDING})
     ORDER BY o.due_at, o.id LIMIT ?"""
 _QUEUE = "tenant = ? AND owner = ? AND task_id = ? AND config_id = ?"
+_ROW = f"id = ? AND {_QUEUE} AND event_id = ?"
+"""A claimed notification: its id, and what it is (an id may be used again once the newest
+rows are deleted; a worker settling late, after another took it over, then changes nothing)."""
 _ANY_DUE = f"""SELECT 1 FROM push_outbox WHERE state = {PENDING} AND due_at <= ?
     AND lease_until <= ? LIMIT 1"""
 """Whether a claim would find anything: read first, so an idle worker takes no write lock."""
@@ -57,13 +58,23 @@ def record(  # noqa: PLR0917 (the parts of one write)
     version: int,
     events: Sequence[TaskEvent] | None,
     now: int,
+    *,
+    status: str,
+    changes: rows.Rows,
 ) -> int:
     """Queue the write's notifications for the task's push configs (`queues`: each one's id,
     and whether notifications for it are pending), in its transaction: only a queue's
-    first is due now, the others wait BEHIND it (`push.outbox`)."""
+    first is due now, the others wait BEHIND it (`push.outbox`). `status` and `changes`:
+    the JSON the write made for its rows (`rows.notifications` reuses it)."""
     if not queues:
         return 0
-    found = rows.notifications(task, version, events)
+    found = rows.notifications(task, version, events, status, changes)
+    if len(found) == 1 and len(queues) == 1:  # the usual write: one event, one config
+        (config_id, pending), (event_id, payload) = queues[0], found[0]
+        connection.execute(
+            _RECORD, (*key, config_id, event_id, payload, BEHIND if pending else now, now)
+        )
+        return 1
     connection.executemany(
         _RECORD,
         [
@@ -99,6 +110,10 @@ def _queue(each: Delivery) -> tuple[str, str, str, str]:
     return (*each.scope, each.task_id, each.config_id)
 
 
+def _row(each: Delivery) -> tuple[int, str, str, str, str, str]:
+    return (each.id, *each.scope, each.task_id, each.config_id, each.notification_id)
+
+
 def _now() -> int:
     return time.time_ns() // 1000
 
@@ -131,7 +146,7 @@ class SqliteOutbox:
 
     async def delivered(self, delivery: Delivery) -> None:
         def work(connection: sqlite3.Connection) -> None:
-            connection.execute("DELETE FROM push_outbox WHERE id = ?", (delivery.id,))
+            connection.execute(f"DELETE FROM push_outbox WHERE {_ROW}", _row(delivery))
             connection.execute(_NEXT, (_now(), *_queue(delivery)))
 
         await self.database.write(work)
@@ -139,9 +154,9 @@ class SqliteOutbox:
     async def retry(self, delivery: Delivery, due_at: int, error: str) -> None:
         await self.database.write(
             lambda c: c.execute(
-                """UPDATE push_outbox SET attempts = attempts + 1, due_at = ?, lease_until = 0,
-                last_error = ? WHERE id = ?""",
-                (due_at, error, delivery.id),
+                f"""UPDATE push_outbox SET attempts = attempts + 1, due_at = ?, lease_until = 0,
+                last_error = ? WHERE {_ROW}""",
+                (due_at, error, *_row(delivery)),
             )
         )
 
@@ -149,8 +164,8 @@ class SqliteOutbox:
         def work(connection: sqlite3.Connection) -> None:
             connection.execute(
                 f"""UPDATE push_outbox SET attempts = attempts + 1, state = {DEAD},
-                lease_until = 0, last_error = ? WHERE id = ?""",
-                (error, delivery.id),
+                lease_until = 0, last_error = ? WHERE {_ROW}""",
+                (error, *_row(delivery)),
             )
             connection.execute(_NEXT, (_now(), *_queue(delivery)))
 
@@ -161,7 +176,7 @@ class SqliteOutbox:
 
         def work(connection: sqlite3.Connection) -> None:
             connection.execute(
-                "UPDATE push_outbox SET attempts = attempts + 1 WHERE id = ?", (delivery.id,)
+                f"UPDATE push_outbox SET attempts = attempts + 1 WHERE {_ROW}", _row(delivery)
             )
             connection.execute(
                 f"""UPDATE push_outbox SET state = {DEAD}, lease_until = 0, last_error = ?

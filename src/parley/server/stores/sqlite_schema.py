@@ -107,4 +107,35 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tasks ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
         "UPDATE tasks SET generation = version",
     ),
+    (
+        # Version 4: `push_outbox` without AUTOINCREMENT, whose `sqlite_sequence` row was
+        # one more page written with every notification recorded. A new row's id is still
+        # above every id in the table (SQLite takes the largest + 1), so a queue keeps its
+        # order; an id freed by deleting the newest rows may come back, so a settle names
+        # its notification (`sqlite_outbox._ROW`), never its id alone.
+        """CREATE TABLE push_outbox_4 (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            config_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            state INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            due_at INTEGER NOT NULL,
+            lease_until INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at INTEGER NOT NULL
+        )""",
+        """INSERT INTO push_outbox_4 (id, tenant, owner, task_id, config_id, event_id, payload,
+            state, attempts, due_at, lease_until, last_error, created_at)
+        SELECT id, tenant, owner, task_id, config_id, event_id, payload, state, attempts,
+            due_at, lease_until, last_error, created_at FROM push_outbox""",
+        "DROP TABLE push_outbox",
+        "ALTER TABLE push_outbox_4 RENAME TO push_outbox",
+        """CREATE INDEX push_outbox_queue
+            ON push_outbox (tenant, owner, task_id, config_id, state, id)""",
+        "CREATE INDEX push_outbox_due ON push_outbox (state, due_at)",
+    ),
 )

@@ -179,13 +179,13 @@ def _reference_task_ids(d: Obj) -> tuple[str, ...]:
 # ---------------------------------------------------------------- artifacts and tasks
 
 
-def encode_artifact(artifact: Artifact) -> Obj:
+def encode_artifact(artifact: Artifact, parts: Any = None) -> Obj:
     out: Obj = {"artifactId": artifact.artifact_id}
     if artifact.name:
         out["name"] = artifact.name
     if artifact.description:
         out["description"] = artifact.description
-    out["parts"] = [encode_part(part) for part in artifact.parts]
+    out["parts"] = [encode_part(part) for part in artifact.parts] if parts is None else parts
     if artifact.metadata is not None:
         out["metadata"] = free(artifact.metadata)
     if artifact.extensions:
@@ -239,17 +239,17 @@ def decode_status(value: Any) -> TaskStatus:
     )
 
 
-def encode_task(task: Task) -> Obj:
+def encode_task(task: Task, status: Any = None, history: Any = None) -> Obj:
     """A Task; `contextId` is always emitted (REFERENCE §4.4)."""
     out: Obj = {
         "id": task.id,
         "contextId": task.context_id,
-        "status": encode_status(task.status),
+        "status": encode_status(task.status) if status is None else status,
     }
     if task.artifacts:
         out["artifacts"] = [encode_artifact(artifact) for artifact in task.artifacts]
     if task.history:
-        out["history"] = [encode_message(message) for message in task.history]
+        out["history"] = history or [encode_message(message) for message in task.history]
     if task.metadata is not None:
         out["metadata"] = free(task.metadata)
     return out
@@ -281,11 +281,11 @@ def decode_task(value: Any) -> Task:
 # ---------------------------------------------------------------- stream events
 
 
-def encode_status_event(event: TaskStatusUpdateEvent) -> Obj:
+def encode_status_event(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
     out: Obj = {
         "taskId": event.task_id,
         "contextId": event.context_id,
-        "status": encode_status(event.status),
+        "status": encode_status(event.status) if status is None else status,
     }
     if event.metadata is not None:
         out["metadata"] = free(event.metadata)
@@ -305,11 +305,11 @@ def decode_status_event(value: Any) -> TaskStatusUpdateEvent:
     )
 
 
-def encode_artifact_event(event: TaskArtifactUpdateEvent) -> Obj:
+def encode_artifact_event(event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
     out: Obj = {
         "taskId": event.task_id,
         "contextId": event.context_id,
-        "artifact": encode_artifact(event.artifact),
+        "artifact": encode_artifact(event.artifact, parts),
     }
     if event.append:
         out["append"] = True
@@ -351,14 +351,18 @@ def _event_ids(d: Obj) -> tuple[str, str]:
     return task_id, context_id
 
 
-def encode_event(event: StreamEvent) -> Obj:
-    """A `StreamResponse`: the event under its oneof member name."""
+def encode_event(
+    event: StreamEvent, status: Any = None, history: Any = None, parts: Any = None
+) -> Obj:
+    """A `StreamResponse`: the event under its oneof member name. `status` (a task's or a
+    status update's), `history` (a task's), `parts` (an artifact update's): their encodings,
+    if already made (e.g. `wire.json.fragment`s of stored rows), put in as they are."""
     if type(event) is TaskStatusUpdateEvent:
-        return {"statusUpdate": encode_status_event(event)}
+        return {"statusUpdate": encode_status_event(event, status)}
     if type(event) is TaskArtifactUpdateEvent:
-        return {"artifactUpdate": encode_artifact_event(event)}
+        return {"artifactUpdate": encode_artifact_event(event, parts)}
     if type(event) is Task:
-        return {"task": encode_task(event)}
+        return {"task": encode_task(event, status, history)}
     if type(event) is Message:
         return {"message": encode_message(event)}
     raise InternalError(f"Not a stream event: {type(event).__name__}")
