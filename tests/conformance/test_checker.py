@@ -176,3 +176,20 @@ async def _nothing(scope: dict[str, Any], receive: Any, send: Any) -> None:
         return
     await send({"type": "http.response.start", "status": 404, "headers": []})
     await send({"type": "http.response.body", "body": b""})
+
+
+def test_a_server_on_the_1_0_0_error_table_passes_with_a_note() -> None:
+    agent = checked_agent()
+
+    def make(url: str) -> A2AApp:
+        service = AgentService(agent.executor(), agent.card(url))
+        return build_app(service, wire_compat="1.0.0")
+
+    with serving(make) as url:
+        report = run(url, only=["cancel.", "version."])
+    assert failures(report) == set()
+    noted = [r for r in report.results if "v1.0.0 table" in r.detail]
+    # HTTP+JSON 1.0: TaskNotCancelableError is 409 in v1.0.0 (400 in v1.0.1)
+    assert [(r.check.id, r.interface.split()[0]) for r in noted] == [
+        ("cancel.terminal", "HTTP+JSON")
+    ]
