@@ -22,7 +22,11 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-PROTOS = ("parley/wire/v1_0/_pb/a2a.proto", "parley/wire/v0_3/_pb/a2a.proto")
+PROTOS = (
+    "parley/wire/v1_1/_pb/a2a.proto",
+    "parley/wire/v1_0/_pb/a2a.proto",
+    "parley/wire/v0_3/_pb/a2a.proto",
+)
 WELL_KNOWN = {
     "google/protobuf/empty.proto": "empty_pb2",
     "google/protobuf/struct.proto": "struct_pb2",

@@ -27,6 +27,7 @@ import pytest
 ROOT = Path(__file__).parents[1]
 CHECKED = [
     "README.md",
+    "docs/a2a-1.1-draft.md",
     "docs/agents.md",
     "docs/client.md",
     "docs/deploy.md",

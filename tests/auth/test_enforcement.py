@@ -39,7 +39,7 @@ from parley.model import (
     TextPart,
 )
 from parley.protocol.errors import TaskNotFoundError, UnauthenticatedError
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, BearerTokens, Security
 from parley.server.context import CallContext, Caller
@@ -73,7 +73,7 @@ class Served:
 
     def transports(self, auth: Auth | None) -> list[Transport]:
         out: list[Transport] = []
-        for version in Version:
+        for version in RELEASED_VERSIONS:
             out.append(JsonRpcTransport(self.url + "/", version, auth=auth))
             out.append(RestTransport(self.url, version, auth=auth))
             out.append(GrpcTransport(self.grpc_address, version, auth=auth))

@@ -24,7 +24,7 @@ from parley.client.transport import Transport
 from parley.grpc import GrpcServer
 from parley.model import GetTaskRequest, Message, Role, SendMessageRequest, Task, TextPart
 from parley.protocol.errors import PermissionDeniedError, TaskNotFoundError, UnauthenticatedError
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS
 from parley.server.agent import SKILL_METADATA_KEY, Agent
 from parley.server.auth import JwtBearer, Security
 from parley.server.task_context import TaskContext
@@ -72,7 +72,7 @@ class Served:
     def transports(self, token: str) -> list[Transport]:
         auth = BearerAuth(token)
         out: list[Transport] = []
-        for version in Version:
+        for version in RELEASED_VERSIONS:
             out.append(JsonRpcTransport(self.url + "/", version, auth=auth))
             out.append(RestTransport(self.url, version, auth=auth))
             out.append(GrpcTransport(self.grpc_address, version, auth=auth))

@@ -68,7 +68,7 @@ from parley.model import (
     TextPart,
 )
 from parley.protocol.errors import TaskNotFoundError, UnauthenticatedError
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS
 from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, MutualTls, Security
 from parley.server.auth.certificates import (
@@ -337,7 +337,7 @@ class Served:
         http = self.pki.http(leaf)
         credentials = self.pki.grpc(leaf)
         out: list[Transport] = []
-        for version in Version:
+        for version in RELEASED_VERSIONS:
             out.append(JsonRpcTransport(self.url + "/", version, http=http))
             out.append(RestTransport(self.url, version, http=http))
             out.append(GrpcTransport(self.grpc_address, version, credentials=credentials))
@@ -424,7 +424,7 @@ async def outcomes(served: Served, leaf: str | None) -> dict[str, str]:
 
 def every(value: str) -> dict[str, str]:
     names = ("JsonRpcTransport", "RestTransport", "GrpcTransport")
-    return {f"{name} {v.value}": value for v in Version for name in names}
+    return {f"{name} {v.value}": value for v in RELEASED_VERSIONS for name in names}
 
 
 def test_required_client_certificates_are_checked_in_the_handshake(pki: Pki) -> None:

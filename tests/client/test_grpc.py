@@ -83,7 +83,7 @@ from parley.protocol.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.protocol.operations import GRPC_SERVICES, Operation
 from parley.server.context import AnonymousAuthenticator
 from parley.server.service import AgentService
@@ -171,7 +171,7 @@ async def served() -> AsyncIterator[Served]:
                 await anyio.sleep(0.01)
 
 
-@pytest.fixture(params=list(Version), ids=lambda v: v.value)
+@pytest.fixture(params=list(RELEASED_VERSIONS), ids=lambda v: v.value)
 def version(request: pytest.FixtureRequest) -> Version:
     chosen: Version = request.param
     return chosen

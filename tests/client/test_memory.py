@@ -44,7 +44,7 @@ from parley.protocol.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.protocol.operations import Operation
 from parley.server.context import CallContext
 from parley.server.service import AgentService
@@ -75,7 +75,7 @@ def ask(text: str, skill: str, **ids: str) -> Message:
     return user_message(text, metadata={"skill": skill}, **ids)
 
 
-@pytest.fixture(params=list(Version), ids=lambda v: v.value)
+@pytest.fixture(params=list(RELEASED_VERSIONS), ids=lambda v: v.value)
 async def client(service: AgentService, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
     transport = InMemoryTransport(service, version=request.param)
     async with Client(transport, extensions=[EXTENSION]) as connected:

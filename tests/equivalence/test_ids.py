@@ -41,7 +41,7 @@ from parley.model import (
     TextPart,
 )
 from parley.protocol.errors import InvalidParamsError
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, Operation
 from parley.server.agent import Agent
 from parley.server.service import AgentService
@@ -234,7 +234,7 @@ def echo_agent() -> Agent:
 def transports(app: A2AApp, http: httpx.AsyncClient, address: str) -> list[Transport]:
     """Parley's client transports, one per binding and version."""
     out: list[Transport] = []
-    for version in Version:
+    for version in RELEASED_VERSIONS:
         out.append(JsonRpcTransport("http://testserver/", version, http=http))
         out.append(RestTransport("http://testserver", version, http=http))
         out.append(GrpcTransport(address, version))

@@ -20,7 +20,7 @@ import pytest
 from parley.client import Client, user_message
 from parley.model import Message, Task
 from parley.protocol.errors import RateLimitedError, TaskNotFoundError
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.server.auth import ApiKeys, Security
 from parley.server.quotas import Quotas
 from tests.client.agents import EXTENSION
@@ -30,7 +30,7 @@ from tests.interop.agent import Probe
 
 pytestmark = pytest.mark.anyio
 
-CASES = [(version, binding) for version in Version for binding in BINDINGS]
+CASES = [(version, binding) for version in RELEASED_VERSIONS for binding in BINDINGS]
 KEYS = {f"key-{n}": f"caller-{n}" for n in range(32)}
 QUOTAS = Quotas(rate="3/minute", operations={"cancel": "1/minute"}, anonymous_rate="2/minute")
 _fresh = itertools.count()

@@ -43,7 +43,7 @@ from parley.protocol.errors import (
     ExtendedAgentCardNotConfiguredError,
     PushNotificationNotSupportedError,
 )
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.server.agent import Agent
 from parley.server.context import CallContext
 from parley.server.service import AgentService
@@ -308,7 +308,7 @@ async def test_a_card_lists_custom_bindings_by_uri() -> None:
     assert {"url": "pigeon://loft/0.3", "transport": CUSTOM} in document["additionalInterfaces"]
 
 
-@pytest.mark.parametrize("version", list(Version), ids=lambda v: v.value)
+@pytest.mark.parametrize("version", list(RELEASED_VERSIONS), ids=lambda v: v.value)
 async def test_the_client_selects_a_custom_binding_it_has_a_transport_for(
     version: Version,
 ) -> None:

@@ -7,6 +7,7 @@ import pytest
 from parley.model import AgentExtension
 from parley.protocol.errors import ExtensionSupportRequiredError, VersionNotSupportedError
 from parley.protocol.negotiation import (
+    RELEASED_VERSIONS,
     Version,
     activate_extensions,
     parse_extensions,
@@ -33,7 +34,7 @@ def test_parse_version(header: str | None, expected: Version) -> None:
     assert parse_version(header) is expected
 
 
-@pytest.mark.parametrize("header", ["2.0", "1.1", "0.2", "latest", "1", "1.0.0.0", "v1.0", "1.x"])
+@pytest.mark.parametrize("header", ["2.0", "1.2", "0.2", "latest", "1", "1.0.0.0", "v1.0", "1.x"])
 def test_unsupported_versions(header: str) -> None:
     """R-VER-5: a version not served gives VersionNotSupportedError."""
     with pytest.raises(VersionNotSupportedError):
@@ -59,3 +60,11 @@ def test_required_extension_rule() -> None:
     with pytest.raises(ExtensionSupportRequiredError) as raised:
         activate_extensions(declared, ["urn:y"])
     assert raised.value.metadata == {"extension": "urn:x"}
+
+
+def test_the_draft_is_known_but_served_only_when_asked() -> None:
+    """1.1 (the draft) parses; a server serving the released versions refuses it."""
+    assert parse_version("1.1") is Version.V1_1
+    assert parse_version("1.1.0", (Version.V1_1,)) is Version.V1_1
+    with pytest.raises(VersionNotSupportedError, match=r"serves 1\.0, 0\.3"):
+        parse_version("1.1", RELEASED_VERSIONS)

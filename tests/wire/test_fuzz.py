@@ -32,10 +32,15 @@ from parley.wire.codec import Codec
 from parley.wire.limits import Limits
 from parley.wire.v0_3.json import CODEC as CODEC03
 from parley.wire.v1_0.json import CODEC as CODEC10
+from parley.wire.v1_1.json import CODEC as CODEC11
 from tests.strategies import Flavor, all_models
 
 DOCUMENTS = 50_000
-CODECS: dict[Version, Codec[Any]] = {Version.V1_0: CODEC10, Version.V0_3: CODEC03}
+CODECS: dict[Version, Codec[Any]] = {
+    Version.V1_1: CODEC11,
+    Version.V1_0: CODEC10,
+    Version.V0_3: CODEC03,
+}
 SCALARS: list[Any] = [
     None,
     True,
@@ -157,7 +162,8 @@ def mutate(rng: random.Random, document: Any) -> Any:
 
 def seeds(codec: Codec[Any], version: Version) -> list[Any]:
     """Valid payloads of many shapes in this version's wire form."""
-    base = [task_v10(2, 2), send_v10()] if version is Version.V1_0 else [task_v03(2, 2), send_v03()]
+    legacy = version is Version.V0_3
+    base = [task_v03(2, 2), send_v03()] if legacy else [task_v10(2, 2), send_v10()]
     task = codec.decode(m.Task, base[0])
     request = codec.decode_request(OPERATIONS_BY_NAME["SendMessage"], base[1])
     assert isinstance(request, m.SendMessageRequest)

@@ -47,6 +47,7 @@ from parley.wire.v0_3._pb import a2a_pb2 as pb03
 from parley.wire.v1_0 import grpc as v10
 from parley.wire.v1_0 import grpc_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb10
+from parley.wire.v1_1 import grpc as v11
 from tests.strategies import Flavor, all_models, cards
 from tests.wire.test_v0_3_rest import MODELS as REST_V03_MODELS
 
@@ -112,9 +113,9 @@ def _case_id(case: Any) -> str:
 
 
 def test_the_codecs_are_registered() -> None:
-    assert dict(codecs.GRPC) == CODECS
-    assert list(codecs.GRPC) == [Version.V1_0, Version.V0_3]
-    assert len(codecs.GRPC) == 2
+    assert dict(codecs.GRPC) == {**CODECS, Version.V1_1: v11.CODEC}  # the draft's: test_v1_1
+    assert list(codecs.GRPC) == [Version.V1_0, Version.V1_1, Version.V0_3]
+    assert len(codecs.GRPC) == 3
     for version, codec in CODECS.items():
         assert codec.version is version
 

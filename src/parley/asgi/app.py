@@ -17,7 +17,7 @@ from parley.asgi.jsonrpc import serve_jsonrpc
 from parley.asgi.rest import serve_rest
 from parley.asgi.root import agent_page, serve_page, wants_page
 from parley.protocol.errors import MethodNotFoundError
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import Version, served_by
 from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
 from parley.server.quotas import rate_limiter_of
@@ -160,7 +160,7 @@ def build_app(
     jsonrpc_path: str = "/",
     card_mode: CardMode = "hybrid",
     keepalive_seconds: float = 15.0,
-    served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
+    served_versions: Sequence[Version] | None = None,
     allowed_hosts: Iterable[str] | None = None,
     wire_compat: str = DEFAULT_WIRE_COMPAT,
 ) -> A2AApp:
@@ -170,13 +170,17 @@ def build_app(
     the operations table. Card: `/.well-known/agent-card.json` (and `agent.json`), a hybrid
     1.0 + 0.3 card (`card_mode="hybrid"`) or the pure 1.0 one (`"v1"`). Health:
     `/healthz`. SSE streams send a comment after `keepalive_seconds` of silence (0: never).
-    `served_versions`: the first is also the format of errors whose version is unknown.
+    `served_versions`: the first is also the format of errors whose version is unknown;
+    by default 1.0 and 0.3, and a draft (the 1.1 draft) when the handler's card lists it
+    (`negotiation.served_by`).
     `allowed_hosts`: the Host names (port ignored) the app answers to, on every path but
     `/healthz` (others get 400: DNS rebinding); None (the default) or `*` answers any, as
     an app behind a proxy or under several public names must.
     `wire_compat`: the spec release whose 1.0 error statuses HTTP+JSON answers with,
     `"1.0.1"` or `"1.0.0"` (`parley.wire.errors.WIRE_COMPAT`; D17).
     """
+    if served_versions is None:
+        served_versions = served_by(handler.card)
     served = tuple(dict.fromkeys(served_versions))
     if not served:
         raise ValueError("served_versions must name at least one version")

@@ -26,6 +26,7 @@ from parley.protocol.negotiation import (
     activate_extensions,
     parse_extensions,
     parse_version,
+    released_form,
 )
 from parley.protocol.operations import Operation, OperationSpec
 from parley.protocol.validation import check_ids
@@ -83,17 +84,19 @@ def answer_version(request: Request, served: Sequence[Version]) -> Version:
         return served[0]
 
 
-def require_version(request: Request, version: Version, served: Sequence[Version]) -> None:
+def require_version(request: Request, version: Version, served: Sequence[Version]) -> Version:
     """The request's `A2A-Version` (absent = 0.3) must name `version`, the version its
-    method or route belongs to (REFERENCE §1.2, §1.3)."""
+    method or route belongs to (REFERENCE §1.2, §1.3), or a draft that shares its methods
+    (`released_form`): the version asked for."""
     asked = parse_version(request.version_header, served)
-    if asked is not version:
+    if released_form(asked) is not version:
         text = (request.version_header or "").strip()
         raise VersionNotSupportedError(
             f"This method belongs to A2A {version.value}, but the request asks for "
             f"A2A {asked.value} (A2A-Version {text!r})",
             metadata={"requestedVersion": text[:64] or asked.value},
         )
+    return asked
 
 
 def requested_extensions(request: Request) -> tuple[str, ...]:

@@ -75,7 +75,7 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         )
     operation, version = found
     reply.version = version
-    require_version(exchange.request, version, settings.served)
+    reply.version = version = require_version(exchange.request, version, settings.served)
     spec = OPERATIONS[operation]
     codec = JSONRPC[version]
     params = {} if call.params is None else call.params

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from parley import __version__
 from parley.asgi import build_app
 from parley.asgi.mount import mount_agents
-from parley.cli.a2a_draft import add_a2a_draft_option, drafted
+from parley.cli.a2a_draft import add_release_options, drafted
 from parley.cli.config import add_config_option, apply_config
 from parley.cli.connections import add_connection_options, connection_limits, connection_options
 from parley.cli.db import STORE_ENV, default_store
@@ -39,7 +39,6 @@ from parley.cli.tls import (
     tls_from,
     uvicorn_options,
 )
-from parley.cli.wire_compat import add_wire_compat_option
 from parley.model import AgentCard
 from parley.server.auth import Security
 from parley.server.push.delivery import PushSettings
@@ -117,8 +116,7 @@ def add_serve_command(commands: Any) -> None:
     add_tls_options(serve)
     add_connection_options(serve)
     add_config_option(serve)
-    add_wire_compat_option(serve)
-    add_a2a_draft_option(serve)
+    add_release_options(serve)
     add_inspector_option(serve)
     add_observability_options(serve)
     add_exec_options(serve)

@@ -21,7 +21,7 @@ from parley.client.http import (
 )
 from parley.model import AgentCard, AgentInterface
 from parley.protocol.errors import VersionNotSupportedError
-from parley.protocol.negotiation import Version, parse_version
+from parley.protocol.negotiation import DRAFT_VERSIONS, Version, parse_version
 from parley.wire.cards import LEGACY, PRIMARY
 from parley.wire.codecs import JSONRPC
 from parley.wire.json import JSON
@@ -33,8 +33,10 @@ GRPC_BINDING = "GRPC"
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """The card's path, then the pre-0.3 one a client may fall back to (REFERENCE §5.1)."""
 
-PREFERRED_VERSIONS = (PRIMARY, LEGACY)
-"""Newest first: 0.3 cannot express ListTasks, tenants or paging (docs/decisions.md)."""
+PREFERRED_VERSIONS = (*DRAFT_VERSIONS, PRIMARY, LEGACY)
+"""Newest first: 0.3 cannot express ListTasks, tenants or paging (docs/decisions.md); the
+1.1 draft when a card offers it (a server lists it only when it serves it), for its task
+generations (long-polls, missed events detected)."""
 
 
 def decode_card(document: JSON) -> AgentCard:

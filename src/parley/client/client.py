@@ -201,10 +201,19 @@ class Client(Session):
         task_id: str,
         *,
         history_length: int | None = None,
+        current_generation: int | None = None,
         extensions: Sequence[str] = (),
         timeout: Timeout = DEFAULT,
     ) -> Task:
-        request = GetTaskRequest(id=task_id, history_length=history_length, tenant=self.tenant)
+        """The task. `current_generation` (A2A 1.1 draft): a long-poll, answered once the
+        task is past that generation, or at the server's timeout (give a `timeout` above
+        it); a server of another version answers at once."""
+        request = GetTaskRequest(
+            id=task_id,
+            history_length=history_length,
+            tenant=self.tenant,
+            current_generation=current_generation,
+        )
         return await self._call(self.transport.get_task, request, extensions, timeout)
 
     async def list_tasks(

@@ -13,6 +13,9 @@ an id means the server replayed what was missed (nothing is said); a Task snapsh
 it resynchronised (yielded as `Reconnected(task)`); anything else from a server without
 ids is preceded by `Reconnected(None)`. If the task finished meanwhile (the subscribe is
 refused), GetTask supplies the final snapshot as `Reconnected(task)` and the stream ends.
+Where the server numbers its task's updates (generations, A2A 1.1 draft), a jump in them
+means events were missed on the way: GetTask's snapshot replaces the event past the jump,
+as `Reconnected(task)`, and updates the snapshot already holds are dropped.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from parley.client.errors import (
     ClientTimeoutError,
     StreamIdleError,
 )
+from parley.client.generations import Generations, Verdict
 from parley.client.retry import RetryPolicy
 from parley.client.transport import CallOptions, EventStream
 from parley.model import Message, StreamEvent, Task, TaskStatusUpdateEvent
@@ -114,6 +118,8 @@ class ClientStream:
         self._high: int | None = None
         self._seen: set[str] = set()
         self._last_id = ""
+        self._generations = Generations()
+        self._gap = False
 
     @property
     def last_event_id(self) -> str:
@@ -169,6 +175,8 @@ class ClientStream:
             await self._ended(exc)
         else:
             self._accept(event, current.last_event_id)
+            if self._gap:
+                await self._reconcile()
 
     async def _ended(self, error: BaseException) -> None:
         if isinstance(error, StopAsyncIteration):
@@ -189,6 +197,10 @@ class ClientStream:
             self._failures = 0  # this connection brought more than a snapshot
         if own and self._already_delivered(own):
             return
+        verdict = self._generations.see(event)
+        if verdict is Verdict.SKIP:
+            return
+        self._gap = verdict is Verdict.GAP
         self._track(event)
         if own:
             self._remember(own)
@@ -264,6 +276,19 @@ class ClientStream:
             raise error
         if not await self._finished_meanwhile(self._resync or "The task finished meanwhile"):
             raise error
+
+    async def _reconcile(self) -> None:
+        """Events were missed (a jump in the task's generations, A2A 1.1 draft): the task
+        as GetTask gives it now stands for them and for the event past the jump."""
+        self._gap = False
+        try:
+            task = await self._get_task(self.task_id)
+        except (A2AError, ClientError):
+            return  # the event as it came
+        self._pending.pop()
+        self._generations.reconciled(task)
+        self._track(task)
+        self._pending.append(Reconnected(task, "Events were missed (a gap in generations)"))
 
     async def _finished_meanwhile(self, reason: str) -> bool:
         """Whether GetTask says the task is terminal; if so it is the last item."""

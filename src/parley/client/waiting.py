@@ -5,7 +5,10 @@ request timed out on a task whose id the client knows (a follow-up).
 
 It subscribes (SubscribeToTask, resumed after drops by `ClientStream`) when the agent's
 card declares streaming, else polls GetTask with backoff (0.2 s, growing by half, at most
-5 s); the task as GetTask returns it at the end is the answer. A hard `deadline` bounds
+5 s); the task as GetTask returns it at the end is the answer. In a version whose tasks
+carry generations (the A2A 1.1 draft) it long-polls instead: GetTask with the generation
+it holds, which the server answers once the task moves (backoff only after a call that
+came back with nothing new). A hard `deadline` bounds
 the whole wait and raises `ClientTimeoutError` carrying the task id.
 """
 
@@ -22,12 +25,16 @@ from parley.client.transport import DEFAULT, Timeout
 from parley.model import SendMessageResult, Task, TaskStatusUpdateEvent
 from parley.protocol import lifecycle
 from parley.protocol.errors import UnsupportedOperationError
+from parley.protocol.negotiation import NUMBERED_VERSIONS
 
 if TYPE_CHECKING:
     from parley.client.client import Client
 
 POLLING = RetryPolicy(attempts=0, backoff=0.2, multiplier=1.5, max_backoff=5.0)
 """The pauses between two GetTask calls of a wait that polls (`delay(n)`)."""
+LONG_POLL = 90.0
+"""The request timeout of a long-polling GetTask: above what a server holds one (30 s for
+Parley); the wait's own `deadline` bounds the whole."""
 
 
 def turn_ended(item: Task | TaskStatusUpdateEvent) -> bool:
@@ -73,7 +80,7 @@ async def wait(
     """The task once its turn has ended (`Client.wait`)."""
     task_id = task if isinstance(task, str) else task.id
     async with deadline_of(deadline, lambda: task_id):
-        if _streams(client):
+        if _streams(client) and client.version not in NUMBERED_VERSIONS:
             await _subscribed(client, task_id, extensions)
         else:
             return await _polled(client, task_id, history_length, extensions)
@@ -94,13 +101,28 @@ async def _subscribed(client: Client, task_id: str, extensions: Sequence[str]) -
 async def _polled(
     client: Client, task_id: str, history_length: int | None, extensions: Sequence[str]
 ) -> Task:
-    polls = 0
-    while True:
-        task = await client.get_task(task_id, history_length=history_length, extensions=extensions)
-        if turn_ended(task):
-            return task
-        polls += 1
-        await asyncio.sleep(POLLING.delay(polls))
+    """GetTask until the turn ends: a long-poll where the version numbers tasks (and the
+    task is numbered), else every so often."""
+    numbered = client.version in NUMBERED_VERSIONS
+
+    async def get(after: int) -> Task:
+        return await client.get_task(
+            task_id,
+            history_length=history_length,
+            current_generation=after or None,
+            extensions=extensions,
+            timeout=LONG_POLL if after else DEFAULT,
+        )
+
+    task = await get(0)
+    idle = 0 if numbered and task.generation else 1
+    while not turn_ended(task):
+        if idle:  # the last call brought nothing new
+            await asyncio.sleep(POLLING.delay(idle))
+        before = task.generation if numbered else 0
+        task = await get(before)
+        idle = 0 if before and task.generation > before else idle + 1
+    return task
 
 
 async def sent(

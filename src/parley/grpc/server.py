@@ -11,7 +11,7 @@ from types import TracebackType
 import grpc
 
 from parley.grpc.servicer import A2AServicer, Settings
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import Version, released_form, served_by
 from parley.server.context import Authenticator, authenticator_of
 from parley.server.handler import RequestHandler
 from parley.server.quotas import rate_limiter_of
@@ -37,11 +37,13 @@ class GrpcServer:
         port: int = 0,
         authenticator: Authenticator | None = None,
         limits: Limits = DEFAULT_LIMITS,
-        served_versions: Sequence[Version] = (Version.V1_0, Version.V0_3),
+        served_versions: Sequence[Version] | None = None,
         grace_seconds: float = 5.0,
         credentials: grpc.ServerCredentials | None = None,
         wire_compat: str = DEFAULT_WIRE_COMPAT,
     ) -> None:
+        if served_versions is None:  # 1.0, 0.3, and the drafts the card lists
+            served_versions = served_by(handler.card)
         if not served_versions:
             raise ValueError("served_versions must name at least one version")
         self.host = host
@@ -52,7 +54,7 @@ class GrpcServer:
         authenticator = authenticator_of(handler, authenticator)
         limiter, errors = rate_limiter_of(handler), error_table(wire_compat)
         settings = Settings(handler, authenticator, served, limits, limiter, errors)
-        self.servicers = [A2AServicer(settings, v) for v in served]
+        self.servicers = [A2AServicer(settings, v) for v in served if released_form(v) is v]
         self._options = [
             ("grpc.max_receive_message_length", limits.max_body_bytes),
             ("grpc.max_send_message_length", limits.max_body_bytes),

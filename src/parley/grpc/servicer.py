@@ -33,6 +33,7 @@ from parley.protocol.negotiation import (
     activate_extensions,
     parse_extensions,
     parse_version,
+    released_form,
 )
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, OperationSpec
 from parley.protocol.validation import check_ids
@@ -110,6 +111,8 @@ class A2AServicer:
         self.settings = settings
         self.version = version
         self.codec = GRPC[version]
+        self.codecs = {v: GRPC[v] for v in settings.served if released_form(v) is version}
+        """This service's version's codec and those of the served drafts that share it."""
         self.service = GRPC_SERVICES[version]
         self._echo_header = EXTENSIONS_HEADERS[version].lower()
 
@@ -134,11 +137,14 @@ class A2AServicer:
     # -- one call
 
     def _version(self, headers: Mapping[str, str]) -> Version:
-        """The service's version; `a2a-version` sent to the 1.0 service must name it."""
+        """The service's version; `a2a-version` sent to the 1.0 service must name it, or a
+        served draft that shares its service (the 1.1 draft)."""
         if self.version is not Version.V1_0:
             return self.version
         text = headers.get(VERSION_HEADER.lower(), "").strip()
         asked = parse_version(text, self.settings.served) if text else self.version
+        if asked in self.codecs:
+            return asked
         if asked is not self.version:
             raise VersionNotSupportedError(
                 f"A2A-Version {text!r} is served by {GRPC_SERVICES[asked]}, "
@@ -162,8 +168,9 @@ class A2AServicer:
         requested = parse_extensions(headers[name] for name in names if name in headers)
         card = self.settings.handler.card
         activated = activate_extensions(card.capabilities.extensions, requested)
-        payload: Proto = parse(self.codec.request_type(spec.operation), data)
-        request = self.codec.decode_request(spec.operation, payload)
+        codec = self.codecs[version]
+        payload: Proto = parse(codec.request_type(spec.operation), data)
+        request = codec.decode_request(spec.operation, payload)
         check_ids(request)
         ctx = CallContext(
             caller=caller,
@@ -224,7 +231,8 @@ class A2AServicer:
                 ctx, request = await self._context(spec, data, context)
                 method = getattr(self.settings.handler, spec.handler_method)
                 result = await method(ctx, request)
-                body: bytes = self.codec.encode_response(spec.operation, result).SerializeToString()
+                encoded = self.codecs[ctx.version].encode_response(spec.operation, result)
+                body: bytes = encoded.SerializeToString()
                 await self._echo(ctx, context)
             except Exception as exc:
                 await self._abort(exc, context, spec.handler_method)
@@ -248,7 +256,7 @@ class A2AServicer:
                 await self._abort(exc, context, spec.handler_method)
             try:
                 first = True
-                encode = self.codec.event_bytes
+                encode = self.codecs[ctx.version].event_bytes
                 async for event in events:
                     if first:
                         await self._echo(ctx, context)

@@ -76,6 +76,7 @@ class Task(Model, frozen=True, kw_only=True):
     artifacts: tuple[Artifact, ...] = ()
     history: tuple[Message, ...] = ()
     metadata: JSONObject | None = None
+    generation: int = 0
 
     @property
     def text(self) -> str:
@@ -86,7 +87,6 @@ class Task(Model, frozen=True, kw_only=True):
         if any(texts):
             return "\n".join(text for text in texts if text)
         return self.status.message.text if self.status.message is not None else ""
-    generation: int = 0
 
 
 class TaskStatusUpdateEvent(Model, frozen=True, kw_only=True):

@@ -15,6 +15,7 @@
     ├── ExtendedAgentCardNotConfiguredError  the capability is declared, no card is configured
     ├── ExtensionSupportRequiredError        a required extension was not requested
     ├── VersionNotSupportedError             the requested `A2A-Version` is not served
+    ├── TaskGenerationMismatchError          `ifGenerationMatch` is not the task's (1.1 draft)
     ├── UnauthenticatedError                 no valid credentials (HTTP 401)
     ├── PermissionDeniedError                authenticated, but not allowed (HTTP 403)
     ├── UnavailableError                     a service the agent needs is down for now (503)
@@ -141,6 +142,14 @@ class VersionNotSupportedError(A2AError):
     default_message = "Protocol version not supported"
 
 
+class TaskGenerationMismatchError(A2AError):
+    """A follow-up's `ifGenerationMatch` is not the task's current generation (A2A 1.1
+    draft). The ErrorInfo metadata names `taskId`, `expectedGeneration` and
+    `currentGeneration`."""
+
+    default_message = "Task generation mismatch"
+
+
 class UnauthenticatedError(A2AError):
     """The request carries no credentials the agent accepts. `challenges` are the
     `WWW-Authenticate` challenges of the schemes that would be accepted (RFC 9110 §11.6.1)."""
@@ -213,6 +222,7 @@ ALL_ERRORS: tuple[type[A2AError], ...] = (
     ExtendedAgentCardNotConfiguredError,
     ExtensionSupportRequiredError,
     VersionNotSupportedError,
+    TaskGenerationMismatchError,
     UnauthenticatedError,
     PermissionDeniedError,
     UnavailableError,

@@ -120,7 +120,7 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
 def numbered(event: TaskEvent, task: Task) -> TaskEvent:
     """`event` carrying `task.generation`, the generation folding it produced (a message
     is returned as it is: it has none)."""
-    if type(event) is Message or event.generation == task.generation:
+    if isinstance(event, Message) or event.generation == task.generation:
         return event
     return replace(event, generation=task.generation)
 

@@ -9,15 +9,21 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection, Iterable
 
-from parley.model import AgentExtension
+from parley.model import AgentCard, AgentExtension
 from parley.protocol.errors import ExtensionSupportRequiredError, VersionNotSupportedError
 
 
 class Version(enum.Enum):
-    """A protocol version Parley speaks. The value is the `Major.Minor` wire string."""
+    """A protocol version Parley speaks. The value is the `Major.Minor` wire string.
+
+    1.1 is the draft (`a2a-dev-1.1-draft.proto`): 1.0 plus task generations. A server
+    serves it only when asked to (`parley serve --a2a-1.1-draft`); it shares 1.0's
+    methods, routes, gRPC service and error forms, and has a codec of its own.
+    """
 
     V0_3 = "0.3"
     V1_0 = "1.0"
+    V1_1 = "1.1"
 
 
 _BY_VALUE = {version.value: version for version in Version}
@@ -26,7 +32,34 @@ DEFAULT_VERSION = Version.V0_3
 """An absent or empty `A2A-Version` means 0.3 (R-VER-6)."""
 
 VERSION_HEADER = "A2A-Version"
-EXTENSIONS_HEADERS = {Version.V1_0: "A2A-Extensions", Version.V0_3: "X-A2A-Extensions"}
+EXTENSIONS_HEADERS = {
+    Version.V1_1: "A2A-Extensions",
+    Version.V1_0: "A2A-Extensions",
+    Version.V0_3: "X-A2A-Extensions",
+}
+DRAFT_VERSIONS = (Version.V1_1,)
+"""Versions served only on request (`served_versions`)."""
+RELEASED_VERSIONS = (Version.V1_0, Version.V0_3)
+"""What a server serves by default: every version but the drafts, newest first."""
+
+
+def served_by(card: AgentCard) -> tuple[Version, ...]:
+    """What a server with this card serves unless told otherwise: the released versions,
+    and each draft the card lists an interface of (after 1.0: a request whose version is
+    unknown is answered in 1.0's form)."""
+    listed = {interface.protocol_version for interface in card.supported_interfaces}
+    drafts = tuple(version for version in DRAFT_VERSIONS if version.value in listed)
+    return (RELEASED_VERSIONS[0], *drafts, *RELEASED_VERSIONS[1:])
+NUMBERED_VERSIONS = frozenset({Version.V1_1})
+"""Versions whose tasks carry generations (long-polls, `ifGenerationMatch`)."""
+RELEASED_FORM = {Version.V1_1: Version.V1_0}
+"""A draft's released version whose JSON-RPC methods, routes, gRPC service and error forms
+it shares (the draft adds fields only)."""
+
+
+def released_form(version: Version) -> Version:
+    """The released version whose methods and routes `version` uses (itself if released)."""
+    return RELEASED_FORM.get(version, version)
 
 
 def parse_version(value: str | None, served: Collection[Version] = tuple(Version)) -> Version:

@@ -33,7 +33,7 @@ from parley.protocol.errors import (
     PushNotificationNotSupportedError,
     UnsupportedOperationError,
 )
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import Version, released_form
 
 
 class Operation(enum.Enum):
@@ -96,6 +96,7 @@ class OperationSpec:
 
 
 GRPC_SERVICES: Mapping[Version, str] = {
+    Version.V1_1: "lf.a2a.v1.A2AService",  # the draft keeps 1.0's package and service
     Version.V1_0: "lf.a2a.v1.A2AService",
     Version.V0_3: "a2a.v1.A2AService",
 }
@@ -129,7 +130,7 @@ def _spec(
     streaming: bool = False,
     capability: Capability | None = None,
 ) -> OperationSpec:
-    bindings = {Version.V1_0: v1} | ({Version.V0_3: v03} if v03 else {})
+    bindings = {Version.V1_1: v1, Version.V1_0: v1} | ({Version.V0_3: v03} if v03 else {})
     return OperationSpec(operation, request, response, streaming, capability, bindings)
 
 
@@ -255,8 +256,10 @@ JSONRPC_METHODS: Mapping[str, tuple[Operation, Version]] = {
     binding.jsonrpc_method: (spec.operation, version)
     for spec in OPERATIONS.values()
     for version, binding in spec.bindings.items()
+    if released_form(version) is version
 }
-"""JSON-RPC method name to (operation, version): the method family tells the version."""
+"""JSON-RPC method name to (operation, version): the method family tells the version (a
+draft's request names its released version's methods: `negotiation.released_form`)."""
 
 
 def has_capability(card: AgentCard, capability: Capability) -> bool:

@@ -2,14 +2,15 @@
 (`parley serve --bus redis://host:port/db`, `AgentService(broker=RedisBus(url))`).
 
 Theory of operation. `publish` (the runner's, after the store committed the event) queues
-the event for the task's Redis stream, with the entry id `SEQUENCE-0` (the task's store
-version) in A2A 1.0 JSON; one writer sends the queue in order, a pipeline per round trip
-(what queues meanwhile goes next), so many events share a round trip. Ids only grow, as
-versions do: the stream is the task's events in order. A subscription, on any replica,
-reads the stream from its cursor (the version of the snapshot it started with, or the
-client's Last-Event-ID) with a blocking XREAD of its own: every event above the cursor,
-once, in order, whichever replica produced it; a subscriber on the producing replica
-takes the same path, so no copy can overtake another. A direct Message reply (no task, no
+the event for the task's Redis stream, with the entry id `SEQUENCE-0` (the task's
+generation) in A2A 1.1 draft JSON (1.0's with generations); one writer sends the queue
+in order, a pipeline per round trip (what queues meanwhile goes next), so many events
+share a round trip. Ids only grow, as generations do: the stream is the task's events
+in order. A subscription, on any replica, reads the stream from its cursor (the
+generation of the snapshot it started with, or the client's Last-Event-ID) with a
+blocking XREAD of its own: every event above the cursor, once, in order, whichever
+replica produced it; a subscriber on the producing replica takes the same path, so no
+copy can overtake another. A direct Message reply (no task, no
 sequence) is only ever awaited where it is produced, and goes to this process's
 subscribers at once. `replayable` vouches for a cursor when the stream holds every entry
 above it (`recorded-first-entry-id`, `max-deleted-entry-id`). Retention: at most
@@ -40,7 +41,7 @@ from parley.server.broker import Entry, EventBroker, Subscription, TaskKey, Turn
 from parley.server.context import CallContext
 from parley.server.redis_turns import RedisTurns
 from parley.wire import json as wire_json
-from parley.wire.v1_0.json import CODEC
+from parley.wire.v1_1.json import CODEC  # 1.0's JSON with generations
 
 log = logging.getLogger("parley.bus")
 

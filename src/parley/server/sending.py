@@ -12,13 +12,14 @@ from collections.abc import AsyncGenerator
 
 from parley.model import (
     Message,
+    SendMessageConfiguration,
     SendMessageRequest,
     SendMessageResult,
     StreamEvent,
     Task,
     TaskStatusUpdateEvent,
 )
-from parley.protocol import history, lifecycle, validation
+from parley.protocol import generations, history, lifecycle, validation
 from parley.protocol.errors import InternalError, TaskNotFoundError
 from parley.protocol.operations import Operation, require_capability
 from parley.server.broker import Broker, EventStream, StreamPosition, Subscription, TaskKey, Turn
@@ -111,7 +112,7 @@ class SendOperations(PushConfigOperations):
         self.caps.admit_run(ctx)
         scope = self.store_scope(ctx)
         if message.task_id:
-            live = await self._follow_up(scope, message)
+            live = await self._follow_up(scope, message, request.configuration)
         else:
             task_id = self.runner.ids()
             context_id = message.context_id or self.runner.ids()
@@ -155,9 +156,11 @@ class SendOperations(PushConfigOperations):
         else:
             await self.push_store.put(live.key[:2], config[0], protocol=config[1])
 
-    async def _follow_up(self, scope: Scope, message: Message) -> LiveTask:
+    async def _follow_up(
+        self, scope: Scope, message: Message, configuration: SendMessageConfiguration | None
+    ) -> LiveTask:
         """The task's live state, once it is this message's turn (the caller must
-        `begin` and then leave `live.turn`)."""
+        `begin` and then leave `live.turn`); the message checked against the task."""
         live = self.runner.acquire((*scope, message.task_id))
         try:
             await live.turn.acquire()  # follow-ups of one task take turns
@@ -168,6 +171,7 @@ class SendOperations(PushConfigOperations):
             if stored is None:
                 raise not_found(message.task_id)
             validation.check_follow_up(stored.task, message)
+            generations.check_match(stored.task, configuration)  # 1.1 draft's ifGenerationMatch
         except BaseException:
             if live.turn.locked():
                 live.turn.release()
@@ -178,7 +182,7 @@ class SendOperations(PushConfigOperations):
     async def _take_turn(self, key: TaskKey, request: SendMessageRequest, ctx: CallContext) -> Turn:
         """A follow-up another replica handed here (its task waits here): begun as if sent
         here; the task as its message left it."""
-        live = await self._follow_up(key[:2], request.message)
+        live = await self._follow_up(key[:2], request.message, request.configuration)
         try:
             admit = getattr(self.runner.executor, "admit", None)
             if admit is not None:

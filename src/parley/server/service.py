@@ -31,7 +31,7 @@ from parley.protocol.errors import (
     UnsupportedOperationError,
 )
 from parley.protocol.operations import Operation, require_capability
-from parley.server import failover
+from parley.server import failover, long_poll
 from parley.server.auth.security import Security
 from parley.server.broker import (
     Broker,
@@ -80,6 +80,9 @@ class AgentService(SendOperations):
     created anyway (SUBMITTED), so its caller can see, follow and cancel it; None: only at
     the agent's first event (`parley.server.visibility`).
     """
+
+    long_poll_timeout: float = long_poll.DEFAULT_TIMEOUT
+    """Seconds a long-polling GetTask (1.1 draft `currentGeneration`) is held at most."""
 
     def __init__(
         self,
@@ -209,8 +212,15 @@ class AgentService(SendOperations):
 
     async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
         validation.validate_get(request)
-        stored = await self._stored(self.store_scope(ctx), request.id, request.history_length)
-        return stored.task
+        scope = self.store_scope(ctx)
+
+        async def read() -> Task:
+            return (await self._stored(scope, request.id, request.history_length)).task
+
+        if request.current_generation is None:
+            return await read()
+        key = (*scope, request.id)  # a long-poll (1.1 draft): `long_poll`
+        return await long_poll.get_after(self.broker, key, request, read, self.long_poll_timeout)
 
     async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
         validation.validate_list(request)

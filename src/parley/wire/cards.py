@@ -26,7 +26,7 @@ def grpc_url(address: str, version: Version) -> str:
     does not resolve there). An address given with a scheme (`http://host:port`, which the
     0.3 TCK dials) is kept for 0.3 and stripped for 1.0."""
     _, found, rest = address.partition("://")
-    return rest if found and version is Version.V1_0 else address
+    return rest if found and version is not Version.V0_3 else address
 
 
 def hybrid_card(card: AgentCard) -> dict[str, Any]:

@@ -87,6 +87,11 @@ ERROR_TABLE: ErrorTable = {
     e.VersionNotSupportedError: ErrorSpec(
         -32009, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED", 400, "UNKNOWN"
     ),
+    # New in the 1.1 draft (its table); raised only for 1.1 requests, which alone carry
+    # `ifGenerationMatch`. Both 1.0 tables list it as the draft does.
+    e.TaskGenerationMismatchError: ErrorSpec(
+        -32010, 409, "ABORTED", "TASK_GENERATION_MISMATCH", 409, "ABORTED"
+    ),
     # Credentials (REFERENCE §6.3): the spec leaves JSON-RPC a "custom error"; the codes
     # and reasons are the official Go SDK's, and both HTTP bindings answer 401 / 403.
     e.UnauthenticatedError: ErrorSpec(
@@ -187,7 +192,7 @@ def jsonrpc_error(error: e.A2AError, version: Version) -> dict[str, Any]:
     the error's own 0.3 data, else its metadata and field violations, else omitted.
     """
     body: dict[str, Any] = {"code": spec_of(error).jsonrpc_code, "message": error.message}
-    if version is Version.V1_0:
+    if version is not Version.V0_3:
         body["data"] = details(error)
     elif error.data is not None:
         body["data"] = error.data
