@@ -85,6 +85,7 @@ def test_parley_passes_every_check_on_every_interface(parley_url: str) -> None:
         "get.not-found",
         "get.history-length",
         "cancel.terminal",
+        "send.terminal",
         "stream.framing",
         "stream.order",
         "push.config-crud",

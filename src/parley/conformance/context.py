@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
 from parley.client.card import JSONRPC_BINDING
 from parley.conformance.exchange import Answer, StreamAnswer, Subject
-from parley.conformance.results import CheckFailedError
+from parley.conformance.results import CheckFailedError, CheckSkippedError
 from parley.model import (
     AgentCard,
+    CancelTaskRequest,
     Message,
     Role,
     SendMessageConfiguration,
@@ -23,6 +24,7 @@ from parley.model import (
     TextPart,
 )
 from parley.protocol import errors as e
+from parley.protocol import lifecycle
 from parley.protocol.negotiation import DEFAULT_VERSION
 from parley.protocol.operations import Operation
 from parley.wire.cards import LEGACY, PRIMARY
@@ -50,12 +52,15 @@ class InterfaceContext:
     headers: dict[str, str]
     """The credentials given on the command line (sent with every call but the auth checks')."""
 
-    def message(self, text: str = TEXT) -> Message:
+    def message(self, text: str = TEXT, task: Task | None = None) -> Message:
+        """The checker's message; a follow-up of `task` when given."""
         return Message(
             message_id=f"parley-check-{uuid.uuid4().hex}",
             role=Role.USER,
             parts=(TextPart(text=text),),
             metadata={"parleyCheck": True},
+            task_id=task.id if task else "",
+            context_id=task.context_id if task else "",
         )
 
     def send_request(self, history_length: int | None = None) -> SendMessageRequest:
@@ -78,6 +83,20 @@ class InterfaceContext:
         is an error or does not decode)."""
         answer = await self.call(Operation.SEND_MESSAGE, self.send_request())
         return answer, self.decoded(Operation.SEND_MESSAGE, answer)
+
+    async def terminal_task(self) -> Task:
+        """A task of the checker's own in a terminal state: cancelled when the agent leaves
+        it live (CheckSkippedError when it still is not terminal, NoTaskError for a Message)."""
+        task = await self.new_task()
+        if lifecycle.is_terminal(task.status.state):
+            return task
+        answer = await self.call(Operation.CANCEL_TASK, CancelTaskRequest(id=task.id))
+        canceled = self.decoded(Operation.CANCEL_TASK, answer)
+        if not lifecycle.is_terminal(canceled.status.state):
+            raise CheckSkippedError(
+                f"the task is still {canceled.status.state.name} after a cancel"
+            )
+        return cast("Task", canceled)
 
     async def new_task(self) -> Task:
         """A task of the checker's own; NoTaskError when the agent answers with a Message."""

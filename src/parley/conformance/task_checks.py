@@ -13,11 +13,11 @@ from parley.model import (
     GetTaskRequest,
     ListTasksRequest,
     Message,
+    SendMessageRequest,
     Task,
     TaskState,
 )
 from parley.protocol import errors as e
-from parley.protocol import lifecycle
 from parley.protocol.negotiation import DEFAULT_VERSION
 from parley.protocol.operations import OPERATIONS, Operation
 
@@ -90,14 +90,7 @@ async def get_history_length(context: InterfaceContext) -> str:
     "cancel of a terminal task is TaskNotCancelableError",
 )
 async def cancel_terminal(context: InterfaceContext) -> str:
-    task = await _task(context)
-    if not lifecycle.is_terminal(task.status.state):
-        first = await context.call(Operation.CANCEL_TASK, CancelTaskRequest(id=task.id))
-        canceled = context.decoded(Operation.CANCEL_TASK, first)
-        if not lifecycle.is_terminal(canceled.status.state):
-            raise CheckSkippedError(
-                f"the task is still {canceled.status.state.name} after a cancel"
-            )
+    task = await _terminal_task(context)
     answer = await context.call(Operation.CANCEL_TASK, CancelTaskRequest(id=task.id))
     return context.expect_error(answer, e.TaskNotCancelableError)
 
@@ -142,6 +135,26 @@ async def version_unsupported(context: InterfaceContext) -> str:
     return f"A2A-Version {UNSUPPORTED_VERSION}: " + context.expect_error(
         answer, e.VersionNotSupportedError
     )
+
+
+@checks.interface(
+    "send.terminal",
+    "R-SEND-8",
+    Level.MUST,
+    "a message to a terminal task is UnsupportedOperationError",
+)
+async def send_terminal(context: InterfaceContext) -> str:
+    task = await _terminal_task(context)
+    request = SendMessageRequest(message=context.message(task=task))
+    answer = await context.call(Operation.SEND_MESSAGE, request)
+    return context.expect_error(answer, e.UnsupportedOperationError)
+
+
+async def _terminal_task(context: InterfaceContext) -> Task:
+    try:
+        return await context.terminal_task()
+    except NoTaskError as exc:
+        raise CheckSkippedError(str(exc)) from exc
 
 
 async def _task(context: InterfaceContext) -> Task:
