@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 
+from parley.client.card import GRPC_BINDING
 from parley.conformance.context import InterfaceContext, describe
 from parley.conformance.exchange import Answer
 from parley.conformance.results import CheckFailedError, CheckSkippedError, Level, Registry
@@ -27,13 +28,16 @@ async def _anonymous(context: InterfaceContext) -> Answer:
 @checks.interface("auth.required", "R-SEC-4", Level.MUST, "a call without credentials is refused")
 async def auth_required(context: InterfaceContext) -> str:
     answer = await _anonymous(context)
-    if answer.status != UNAUTHORIZED:
-        raise CheckFailedError(f"expected HTTP {UNAUTHORIZED}, got {describe(answer)}")
-    return f"HTTP {UNAUTHORIZED}"
+    refused = context.subject.unauthenticated(answer)
+    if refused is None:
+        raise CheckFailedError(f"expected an unauthenticated refusal, got {describe(answer)}")
+    return refused
 
 
 @checks.interface("auth.challenge", "R-SEC-6", Level.SHOULD, "the refusal carries a challenge")
 async def auth_challenge(context: InterfaceContext) -> str:
+    if context.subject.binding == GRPC_BINDING:
+        raise CheckSkippedError("gRPC has no WWW-Authenticate challenge")
     answer = await _anonymous(context)
     challenge = answer.headers.get("www-authenticate")
     if answer.status != UNAUTHORIZED or not challenge:

@@ -10,8 +10,8 @@ from typing import Any, cast
 
 import httpx
 
-from parley.client.card import JSONRPC_BINDING
-from parley.conformance.exchange import Answer, StreamAnswer, Subject
+from parley.client.card import GRPC_BINDING, JSONRPC_BINDING
+from parley.conformance.exchange import Answer, Exchange, StreamAnswer
 from parley.conformance.results import CheckFailedError, CheckSkippedError
 from parley.model import (
     AgentCard,
@@ -47,7 +47,7 @@ class CardContext:
 
 @dataclass(frozen=True, slots=True)
 class InterfaceContext:
-    subject: Subject
+    subject: Exchange
     card: AgentCard
     headers: dict[str, str]
     """The credentials given on the command line (sent with every call but the auth checks')."""
@@ -123,6 +123,9 @@ class NoTaskError(Exception):
 
 
 def describe(answer: Answer) -> str:
+    if answer.grpc_code:
+        what = _short(answer.error) if answer.error is not None else "a result"
+        return f"gRPC {answer.grpc_code}: {what}"
     if answer.error is not None:
         return f"HTTP {answer.status} with error {_short(answer.error)}"
     content_type = answer.content_type or "without content type"
@@ -134,7 +137,7 @@ def _short(value: object, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def expected_error(subject: Subject, answer: Answer, error: type[e.A2AError]) -> str:
+def expected_error(subject: Exchange, answer: Answer, error: type[e.A2AError]) -> str:
     row = ERROR_TABLE[error]
     name = error.__name__
     if subject.binding == JSONRPC_BINDING:
@@ -144,6 +147,8 @@ def expected_error(subject: Subject, answer: Answer, error: type[e.A2AError]) ->
                 f"expected {name} (code {row.jsonrpc_code}), got {describe(answer)}"
             )
         return f"{name}: code {code}"
+    if subject.binding == GRPC_BINDING:
+        return _grpc_error(subject, answer, error)
     if subject.version is DEFAULT_VERSION:
         return _legacy_rest_error(answer, error)
     reason = _reason(answer.error)
@@ -161,6 +166,35 @@ def expected_error(subject: Subject, answer: Answer, error: type[e.A2AError]) ->
     if old is not None and answer.status == old[0]:
         return f"{name}: HTTP {answer.status}, reason {reason} — the v1.0.0 table's status"
     raise CheckFailedError(f"expected {name} (HTTP {row.http_status}), got {describe(answer)}")
+
+
+def _grpc_error(subject: Exchange, answer: Answer, error: type[e.A2AError]) -> str:
+    """1.0: the v1.0.1 table's status with an ErrorInfo (R-ERR-23; a v1.0.0 status passes,
+    noted); 0.3: the 0.3 column (1.0's passes, noted), details optional."""
+    row, name, code = ERROR_TABLE[error], error.__name__, answer.grpc_code
+    if subject.version is DEFAULT_VERSION:
+        if code == row.grpc_status_v03:
+            return f"{name}: gRPC {code}"
+        if code == row.grpc_status:
+            return f"{name}: gRPC {code} — the {PRIMARY.value} table's status"
+        raise CheckFailedError(
+            f"expected {name} (gRPC {row.grpc_status_v03}), got {describe(answer)}"
+        )
+    reason = _reason(answer.error)
+    if reason is None:
+        raise CheckFailedError(
+            f"expected {name} with an ErrorInfo (R-ERR-23), got {describe(answer)}"
+        )
+    if reason != row.reason:
+        raise CheckFailedError(
+            f"expected ErrorInfo reason {row.reason}, got {reason} ({describe(answer)})"
+        )
+    if code == row.grpc_status:
+        return f"{name}: gRPC {code}, reason {reason} (v{DEFAULT_WIRE_COMPAT} table)"
+    old = V1_0_0_CELLS.get(error)
+    if old is not None and code == old[1]:
+        return f"{name}: gRPC {code}, reason {reason} — the v1.0.0 table's status"
+    raise CheckFailedError(f"expected {name} (gRPC {row.grpc_status}), got {describe(answer)}")
 
 
 def _legacy_rest_error(answer: Answer, error: type[e.A2AError]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -21,10 +21,12 @@ from parley.wire import jsonrpc
 from parley.wire.codec import Codec
 from parley.wire.codecs import JSONRPC, REST
 from parley.wire.json import JSON, dumps
-from parley.wire.sse import SSEParser
+from parley.wire.sse import MEDIA_TYPE, SSEParser
 
 HTTP_BINDINGS = (JSONRPC_BINDING, HTTP_JSON_BINDING)
 _REQUEST_ID = "parley-check"
+HTTP_OK = 200
+UNAUTHORIZED = 401
 
 
 @dataclass(slots=True)
@@ -42,9 +44,18 @@ class Answer:
     error: JSON = None
     """The error object: JSON-RPC `error`, or the HTTP+JSON body of a non-2xx answer."""
 
+    grpc_code: str = ""
+    """gRPC: the status code's name (`OK` for a result); empty on HTTP."""
+
     @property
     def is_json(self) -> bool:
         return self.body is not None
+
+    @property
+    def succeeded(self) -> bool:
+        if self.grpc_code:
+            return self.error is None
+        return self.error is None and 200 <= self.status < 300
 
 
 @dataclass(slots=True)
@@ -62,7 +73,51 @@ class StreamAnswer:
     ended: bool = False
     """Whether the server closed the stream (rather than the checker's limit)."""
     text: str = ""
-    """The body of a non-stream answer."""
+    """The body of a non-stream answer (gRPC: the error status's message)."""
+    grpc_code: str = ""
+    """gRPC: the status the stream ended with (`OK` unless it failed); empty on HTTP."""
+
+
+class Exchange(Protocol):
+    """One interface under check, spoken in its binding: HTTP (`Subject`) or gRPC
+    (`parley.conformance.grpc_exchange.GrpcSubject`)."""
+
+    @property
+    def binding(self) -> str: ...
+    @property
+    def version(self) -> Version: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def codec(self) -> Codec[Any]: ...
+
+    async def call(
+        self,
+        operation: Operation,
+        request: Model,
+        *,
+        version_header: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer: ...
+
+    async def stream(
+        self,
+        operation: Operation,
+        request: Model,
+        *,
+        headers: dict[str, str] | None = None,
+        max_events: int = 64,
+    ) -> StreamAnswer: ...
+
+    def framing_problem(self, answer: StreamAnswer) -> str | None:
+        """What makes a stream's answer no stream of events in this binding (None: fine)."""
+
+    def unauthenticated(self, answer: Answer) -> str | None:
+        """The binding's refusal of a call without credentials, described (None: not one)."""
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +226,19 @@ class Subject:
                     return answer
             answer.ended = True
         return answer
+
+    def framing_problem(self, answer: StreamAnswer) -> str | None:
+        if answer.status != HTTP_OK:
+            return f"HTTP {answer.status}: {answer.text[:160]}"
+        if answer.content_type != MEDIA_TYPE:
+            return f"content type {answer.content_type or 'missing'}, not {MEDIA_TYPE}"
+        return None
+
+    def unauthenticated(self, answer: Answer) -> str | None:
+        return f"HTTP {UNAUTHORIZED}" if answer.status == UNAUTHORIZED else None
+
+    async def aclose(self) -> None:
+        """The HTTP client is the runner's."""
 
     def _stream_error(self, answer: StreamAnswer) -> None:
         """A stream refused up front: its error body, as an error of the stream."""

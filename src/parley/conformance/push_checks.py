@@ -4,7 +4,7 @@ operations work on a task of the checker's own; undeclared means they are refuse
 
 from __future__ import annotations
 
-from parley.conformance.context import InterfaceContext, NoTaskError
+from parley.conformance.context import InterfaceContext, NoTaskError, describe
 from parley.conformance.results import CheckFailedError, CheckSkippedError, Level, Registry
 from parley.model import (
     DeleteTaskPushNotificationConfigRequest,
@@ -59,8 +59,8 @@ async def push_config_crud(context: InterfaceContext) -> str:
         Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
         DeleteTaskPushNotificationConfigRequest(task_id=task_id, id=created.id),
     )
-    if deleted.error is not None or not 200 <= deleted.status < 300:
-        raise CheckFailedError(f"Delete answered HTTP {deleted.status} {deleted.error!r}"[:200])
+    if not deleted.succeeded:
+        raise CheckFailedError(f"Delete answered {describe(deleted)}")
     after = await context.call(
         Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
         GetTaskPushNotificationConfigRequest(task_id=task_id, id=created.id),

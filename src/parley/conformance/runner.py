@@ -1,6 +1,7 @@
 """Runs the checks against one agent: reads its card, runs the card checks, then every
-interface check on each HTTP interface (binding, version) the card lists. Each check is
-isolated: its failure, skip or crash is one result, and the run goes on."""
+interface check on each interface (binding, version) the card lists: HTTP ones through
+`Subject`, gRPC ones through `GrpcSubject`. Each check is isolated: its failure, skip or
+crash is one result, and the run goes on."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from dataclasses import dataclass
 
 import httpx
 
-from parley.client.card import card_urls, decode_card
+from parley.client.card import GRPC_BINDING, card_urls, decode_card
 from parley.conformance import auth_checks, card_checks, push_checks, stream_checks, task_checks
 from parley.conformance.context import CardContext, InterfaceContext
-from parley.conformance.exchange import HTTP_BINDINGS, Subject
+from parley.conformance.exchange import HTTP_BINDINGS, Exchange, Subject
 from parley.conformance.results import (
     Check,
     CheckFailedError,
@@ -24,7 +25,7 @@ from parley.conformance.results import (
     Status,
 )
 from parley.model import AgentCard, AgentInterface
-from parley.protocol.negotiation import parse_version
+from parley.protocol.negotiation import Version, parse_version
 from parley.wire.json import JSON
 
 CHECKS: tuple[Check, ...] = tuple(
@@ -153,23 +154,37 @@ async def _interface(
     only: Sequence[str],
 ) -> list[Result]:
     label = f"{interface.protocol_binding} {interface.protocol_version} {interface.url}"
-    if interface.protocol_binding not in HTTP_BINDINGS:
-        why = f"{interface.protocol_binding} interfaces are not checked (HTTP bindings only)"
+    if interface.protocol_binding not in (*HTTP_BINDINGS, GRPC_BINDING):
+        why = f"{interface.protocol_binding} interfaces are not checked"
         return [Result(INTERFACE_CHECKED, Status.SKIP, why, label)]
     try:
         version = parse_version(interface.protocol_version)
     except Exception:  # a version the checker does not speak
         why = f"version {interface.protocol_version} is not one the checker speaks"
         return [Result(INTERFACE_CHECKED, Status.SKIP, why, label)]
-    subject = Subject(
-        http,
-        interface.protocol_binding,
-        version,
-        interface.url,
-        interface.tenant,
-        stream_seconds=timeout,
-    )
-    context = InterfaceContext(subject, card, headers)
+    try:
+        subject = _exchange(http, interface, version, timeout)
+    except Exception as exc:  # no grpc extra, or an address gRPC cannot dial
+        why = f"cannot be checked: {type(exc).__name__}: {exc}"
+        return [Result(INTERFACE_CHECKED, Status.SKIP, why, label)]
+    try:
+        return await _checks(InterfaceContext(subject, card, headers), label, only)
+    finally:
+        await subject.aclose()
+
+
+def _exchange(
+    http: httpx.AsyncClient, interface: AgentInterface, version: Version, timeout: float
+) -> Exchange:
+    binding, url, tenant = interface.protocol_binding, interface.url, interface.tenant
+    if binding == GRPC_BINDING:
+        from parley.conformance.grpc_exchange import GrpcSubject  # noqa: PLC0415 - grpc extra
+
+        return GrpcSubject(binding, version, url, tenant, stream_seconds=timeout)
+    return Subject(http, binding, version, url, tenant, stream_seconds=timeout)
+
+
+async def _checks(context: InterfaceContext, label: str, only: Sequence[str]) -> list[Result]:
     results: list[Result] = []
     for check in _chosen(Scope.INTERFACE, only):
         if (

@@ -12,7 +12,6 @@ from parley.conformance.results import CheckFailedError, CheckSkippedError, Leve
 from parley.model import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from parley.protocol import lifecycle
 from parley.protocol.operations import Operation
-from parley.wire.sse import MEDIA_TYPE
 
 checks = Registry()
 
@@ -22,16 +21,15 @@ async def _stream(context: InterfaceContext) -> StreamAnswer:
 
 
 @checks.interface(
-    "stream.framing", "R-STREAM-1", Level.MUST, "a declared stream is SSE of JSON events"
+    "stream.framing", "R-STREAM-1", Level.MUST, "a declared stream is a stream of events"
 )
 async def stream_framing(context: InterfaceContext) -> str:
     if not context.card.capabilities.streaming:
         raise CheckSkippedError("the card does not declare streaming")
     answer = await _stream(context)
-    if answer.status != 200:
-        raise CheckFailedError(f"HTTP {answer.status}: {answer.text[:160]}")
-    if answer.content_type != MEDIA_TYPE:
-        raise CheckFailedError(f"content type {answer.content_type or 'missing'}, not {MEDIA_TYPE}")
+    problem = context.subject.framing_problem(answer)
+    if problem is not None:
+        raise CheckFailedError(problem)
     if answer.malformed:
         raise CheckFailedError(
             f"an event's data is not a JSON answer: {answer.malformed[0][:120]!r}"

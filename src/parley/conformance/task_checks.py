@@ -104,8 +104,8 @@ async def list_paging(context: InterfaceContext) -> str:
     for _ in range(2):
         await _task(context)
     answer = await context.call(Operation.LIST_TASKS, ListTasksRequest(page_size=1))
-    raw = answer.result
-    if not isinstance(raw, dict) or "nextPageToken" not in raw:
+    raw = answer.result  # gRPC: a message, whose nextPageToken is always there
+    if not answer.grpc_code and (not isinstance(raw, dict) or "nextPageToken" not in raw):
         raise CheckFailedError(f"the page lacks nextPageToken (R-TASK-12): {describe(answer)}")
     page = context.decoded(Operation.LIST_TASKS, answer)
     if len(page.tasks) != 1:
