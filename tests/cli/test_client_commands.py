@@ -7,6 +7,7 @@ Subprocesses start in ~0.3 s, so independent commands run side by side (`run_all
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -217,9 +218,12 @@ def test_get_list_subscribe_and_cancel(url: str) -> None:
 # ---------------------------------------------------------------------- failures
 
 
-def _one_line(run: Run, code: ExitCode, kind: str) -> None:
+def _one_line(run: Run, code: ExitCode, kind: str, *, as_json: bool = False) -> None:
     assert run.code == code, run
-    assert run.out == ""
+    if as_json:  # the a2a-cli error object on stdout (tests/cli/test_a2a_cli.py)
+        assert list(json.loads(run.out)) == ["error"], run
+    else:
+        assert run.out == ""
     assert run.err.count("\n") == 1, run.err
     assert run.err.startswith(f"parley: {kind}: "), run.err
 
@@ -255,9 +259,9 @@ def test_every_failure_is_one_line_and_its_exit_code(url: str, jsonrpc_only_url:
     commands = [command for command, _, _ in rows]
     answered = [row for row in rows if row[1] != ExitCode.USAGE]  # --json changes no usage
     runs = run_all(*commands, *[[*command, "--json"] for command, _, _ in answered])
-    for (command, code, kind), run in zip(rows + answered, runs, strict=True):
+    for index, ((command, code, kind), run) in enumerate(zip(rows + answered, runs, strict=True)):
         assert "Traceback" not in run.err, command
-        _one_line(run, code, kind)
+        _one_line(run, code, kind, as_json=index >= len(rows))
 
 
 def test_ctrl_c_exits_130_quietly(url: str) -> None:

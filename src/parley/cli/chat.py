@@ -25,7 +25,9 @@ QUIT = "/quit"
 
 
 def add_arguments(chat: argparse.ArgumentParser) -> None:
-    chat.add_argument("--context", metavar="ID", default="", help="talk in this context")
+    chat.add_argument(
+        "--context", "--context-id", metavar="ID", default="", help="talk in this context"
+    )
     chat.add_argument("--skill", metavar="NAME", help="ask for this skill (message metadata)")
 
 

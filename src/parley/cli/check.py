@@ -26,6 +26,7 @@ checks: {", ".join(check.id for check in CHECKS)}"""
 def add_check_command(commands: Any) -> None:
     parser = commands.add_parser(
         "check",
+        aliases=["conformance"],  # a2a-cli's name
         help="check an agent's conformance",
         description="Check that the A2A agent at URL follows the protocol, on every HTTP "
         "interface (binding, version) its card lists. The checker creates tasks of its own "

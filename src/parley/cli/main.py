@@ -1,7 +1,8 @@
 """`parley` command line: `parley serve module:agent`, `parley db status|upgrade|purge`,
 `parley push list|retry` (deliveries in a store's outbox), talking to any A2A agent:
-`parley card|send|get|list|cancel|subscribe URL …`, and receiving its push notifications
-locally: `parley webhook listen`; an agent's skills as MCP tools: `parley mcp URL`.
+`parley card|send|get|list|cancel|subscribe URL …` (or as a2a-cli spells them, `parley task
+get URL ID`, …), and receiving its push notifications locally: `parley webhook listen`; an
+agent's skills as MCP tools: `parley mcp URL`; completion scripts: `parley completion SHELL`.
 Configuration is built here, at the edge, from flags and environment."""
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import sys
 from collections.abc import Sequence
 
 from parley import __version__
+from parley.cli.a2a_cli import add_task_command, translate
 from parley.cli.check import add_check_command
+from parley.cli.completion import add_completion_command
 from parley.cli.db import add_db_command
 from parley.cli.deliveries import add_push_command
 from parley.cli.errors import EXIT_CODES, OneLineParser
@@ -36,16 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_db_command(commands)
     add_push_command(commands)
     add_talk_commands(commands)
+    add_task_command(commands)
     add_check_command(commands)
     add_webhook_command(commands)
     add_mcp_command(commands)
+    add_completion_command(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    arguments = parser.parse_args(argv)
-    arguments.argv = list(sys.argv[1:] if argv is None else argv)  # (`serve --workers`)
+    line = translate(sys.argv[1:] if argv is None else argv)  # a2a-cli's spellings
+    arguments = parser.parse_args(line)
+    arguments.argv = line  # (`serve --workers`)
     result: int = arguments.run(arguments)
     return result
 

@@ -115,12 +115,14 @@ def common_options() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--version",
+        "--a2a-version",
         dest="protocol_version",
         choices=VERSIONS,
         help="speak only this protocol version (default: the newest the card offers)",
     )
     common.add_argument(
         "--binding",
+        "--transport",
         choices=sorted(BINDINGS),
         help="use only this binding (default: the card's order)",
     )

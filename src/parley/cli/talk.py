@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from parley.cli import chat, files, waiting
+from parley.cli.a2a_cli import error_line
 from parley.cli.errors import EXIT_CODES, ExitCode, UsageError, classify, message_of, report
 from parley.cli.options import (
     common_options,
@@ -82,11 +83,14 @@ def add_talk_commands(commands: Any) -> None:
     _output_argument(get)
     get.add_argument(
         "--wait",
+        "--watch",
         action="store_true",
         help="wait until the task ends or asks for input (as a blocking send does)",
     )
     listing = command("list", _list, "list tasks", "List the tasks the agent keeps for you.")
-    listing.add_argument("--context", metavar="ID", default="", help="only this context's")
+    listing.add_argument(
+        "--context", "--context-id", metavar="ID", default="", help="only this context's"
+    )
     listing.add_argument("--state", choices=list(STATES), help="only tasks in this state")
     listing.add_argument("--page-size", metavar="N", type=positive_count, help="tasks a page")
     listing.add_argument("--page-token", metavar="T", default="", help="the page to show")
@@ -139,10 +143,17 @@ def _send_arguments(send: argparse.ArgumentParser) -> None:
     waiting = send.add_mutually_exclusive_group()
     waiting.add_argument("--stream", action="store_true", help="print events as they come")
     waiting.add_argument(
-        "--no-wait", action="store_true", help="return at once, while the task runs"
+        "--no-wait",
+        "--async",
+        "--return-immediately",
+        dest="no_wait",
+        action="store_true",
+        help="return at once, while the task runs",
     )
-    send.add_argument("--task", metavar="ID", default="", help="continue this task")
-    send.add_argument("--context", metavar="ID", default="", help="send in this context")
+    send.add_argument("--task", "--task-id", metavar="ID", default="", help="continue this task")
+    send.add_argument(
+        "--context", "--context-id", metavar="ID", default="", help="send in this context"
+    )
     send.add_argument("--skill", metavar="NAME", help="ask for this skill (message metadata)")
     send.add_argument(
         "--push-url",
@@ -177,6 +188,8 @@ def execute(command: Command, arguments: argparse.Namespace, output: Output | No
         output.end_line()
         code, kind = found
         report(kind, message_of(exc))
+        if output.as_json:  # and the a2a-cli error object, for programs
+            output.out.write(error_line(exc))
         return code
 
 
