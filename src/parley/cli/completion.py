@@ -7,8 +7,6 @@ import argparse
 import sys
 from typing import Any
 
-import shtab
-
 SHELLS = ("bash", "zsh", "fish", "tcsh")
 
 
@@ -35,5 +33,7 @@ def _print(arguments: argparse.Namespace) -> int:
 
 def script(parser: argparse.ArgumentParser, shell: str) -> str:
     """The completion script of `parser` for `shell`, ending with a newline."""
+    import shtab  # noqa: PLC0415 (only this command needs it: every other starts faster)
+
     text: str = shtab.complete(parser, shell=shell)
     return text if text.endswith("\n") else text + "\n"
