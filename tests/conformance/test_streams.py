@@ -393,9 +393,10 @@ async def test_a_client_that_leaves_before_the_first_event_leaves_nothing_behind
     live: Live, keys: list[str], call: Call
 ) -> None:
     """The same before anything was streamed: the task is created at the agent's first
-    event (docs/decisions.md, lazy creation), so the SSE response has not even started
-    when the client gives up. Its subscription goes at once; the agent carries on, the
-    task completes (found by its context, ListTasks), and nothing is left behind."""
+    event, or once it has been silent for a while (docs/decisions.md), so the client may
+    give up before or after the response starts. Its subscription goes at once; the agent
+    carries on, the task completes (found by its context, ListTasks), and nothing is left
+    behind."""
     key = f"late-{uuid.uuid4().hex[:12]}"
     keys.append(key)
     context_id = f"ctx-{key}"
@@ -407,7 +408,7 @@ async def test_a_client_that_leaves_before_the_first_event_leaves_nothing_behind
             httpx.AsyncClient(base_url=live.url, timeout=10) as client,
             client.stream("POST", path, json=body, headers=V1),
         ):
-            pytest.fail("the response started before the first event")
+            await anyio.sleep_forever()  # a silent agent's task may already exist
 
     async with anyio.create_task_group() as group:
         group.start_soon(leave)
