@@ -89,7 +89,7 @@ def _list(arguments: argparse.Namespace) -> int:
     for each in found:
         when = "" if each.state == DEAD else f"  due {_iso(each.due_at)}"
         sys.stdout.write(
-            f"{each.id}  {each.notification_id}  task {each.task_id}  config {each.config_id}"
+            f"{each.id}  {each.sent_id}  task {each.task_id}  config {each.config_id}"
             f"  attempts {each.attempts}{when}\n"
         )
         if each.last_error:
@@ -115,7 +115,7 @@ def _iso(micros: int) -> str:
 def _as_json(each: Delivery) -> dict[str, Any]:
     return {
         "id": each.id,
-        "notificationId": each.notification_id,
+        "notificationId": each.sent_id,
         "tenant": each.scope[0],
         "owner": each.scope[1],
         "taskId": each.task_id,

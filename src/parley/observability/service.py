@@ -1,6 +1,7 @@
 """The inside of an `AgentService`, observed: the agent's runs (`ObservedExecutor`: a span
 per run, child of the request that started it, and its duration), the task store's calls
-(`ObservedStore`: a client span per call and its latency) and the push deliveries
+(`ObservedStore`: a client span per call and its latency; a write's push notifications
+record its trace context, which their deliveries send as `traceparent`) and the push deliveries
 (`ObservedOutbox`: attempts by outcome). Each decorates a protocol object the service
 already holds; `observe_service` puts them in place (before the service starts).
 """
@@ -11,7 +12,8 @@ import time
 from typing import Any, ClassVar
 
 from opentelemetry import trace
-from opentelemetry.trace import Tracer
+from opentelemetry.trace import Span, Tracer
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from parley.model import Task
 from parley.observability.instruments import (
@@ -22,6 +24,7 @@ from parley.observability.instruments import (
     Instruments,
 )
 from parley.server.execution import AgentExecutor, EventSink, RequestContext
+from parley.server.push.outbox import TRACE_MARK, trace_context
 from parley.server.stores.base import Scope, StoredTask, TaskPage, TaskStore
 
 
@@ -51,6 +54,22 @@ class ObservedExecutor:
             await self.executor.cancel(context)
 
 
+_W3C = TraceContextTextMapPropagator()
+_WRITES = frozenset({"create", "save"})
+
+
+def recorded_context(span: Span) -> str | None:
+    """`span`'s W3C trace context as a store records it with a notification
+    (`push.outbox.trace_context`); None when the span is not sampled."""
+    carrier: dict[str, str] = {}
+    _W3C.inject(carrier, trace.set_span_in_context(span))
+    parent = carrier.get("traceparent")
+    if parent is None:
+        return None
+    state = "".join(carrier.get("tracestate", "").split())  # no whitespace, as sent
+    return f"{TRACE_MARK}{parent}{TRACE_MARK}{state}"
+
+
 _STORE_OPERATIONS = ("create", "get", "save", "list")
 _STORE_SPANS = {operation: f"store {operation}" for operation in _STORE_OPERATIONS}
 _STORE_LABELS = {operation: {STORE_OPERATION: operation} for operation in _STORE_OPERATIONS}
@@ -77,10 +96,15 @@ class ObservedStore:
             attributes={TASK_ID: task_id} if isinstance(task_id, str) and task_id else None,
         )
         started = time.perf_counter()
+        token = None
+        if operation in _WRITES and span.is_recording():  # its notifications continue it
+            token = trace_context.set(recorded_context(span))
         with trace.use_span(span, end_on_exit=True):
             try:
                 return await getattr(self.store, operation)(*args, **kwargs)
             finally:
+                if token is not None:
+                    trace_context.reset(token)
                 self.instruments.store_duration.record(time.perf_counter() - started, labels)
 
     async def create(self, scope: Scope, task: Task, *args: Any, **kwargs: Any) -> StoredTask:

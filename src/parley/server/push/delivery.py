@@ -225,14 +225,14 @@ class DeliveryWorker:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug or a store failure: retried, never lost
-            log.exception("push delivery %s failed", delivery.notification_id)
+            log.exception("push delivery %s failed", delivery.sent_id)
             outcome = ("retry", f"{type(exc).__name__}: {exc}")
         await self._settle(delivery, *outcome)
 
     async def _settle(self, delivery: Delivery, verdict: str, reason: str) -> None:
         schedule = self.settings.schedule
         attempts = delivery.attempts + 1
-        where = f"{delivery.notification_id} to config {delivery.config_id}"
+        where = f"{delivery.sent_id} to config {delivery.config_id}"
         if verdict == "delivered":
             await self.outbox.delivered(delivery)
             self.delivered += 1
@@ -260,7 +260,7 @@ class DeliveryWorker:
         try:
             config = unsealed(delivery.config, self.settings.credentials)
         except CredentialsKeyError as exc:  # retried: the right key may be given meanwhile
-            log.error("push %s: %s", delivery.notification_id, exc)
+            log.error("push %s: %s", delivery.sent_id, exc)
             return "retry", str(exc)
         assert self._client is not None
         timeout = self.settings.timeout
@@ -283,13 +283,15 @@ class DeliveryWorker:
         if config.authentication is not None and config.authentication.credentials:
             scheme, credentials = config.authentication.scheme, config.authentication.credentials
             headers["Authorization"] = f"{scheme} {credentials}"
-        headers[signing.ID_HEADER] = delivery.notification_id
+        notification_id = delivery.sent_id
+        headers[signing.ID_HEADER] = notification_id
         if config.token:
             headers[TOKEN_HEADER] = config.token
             key = signing.secret_key(config.token)
-            headers.update(signing.signed_headers(key, delivery.notification_id, body, time.time()))
+            headers.update(signing.signed_headers(key, notification_id, body, time.time()))
         else:
             headers[signing.TIMESTAMP_HEADER] = str(int(time.time()))
+        headers.update(delivery.trace_headers)
         try:
             answer = await send_pinned(
                 self._client,

@@ -13,6 +13,7 @@ the head is claimed again: delivery is at least once. Times are µs since the ep
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -27,6 +28,21 @@ BEHIND = 2**62
 """The `due_at` of a notification waiting behind the head of its queue: not due until the
 head is settled, when the next becomes due at once. So only heads are due, and a claim
 reads the due heads, not the whole backlog."""
+
+
+TRACE_MARK = "\x1e"
+"""Between a stored notification id and the W3C trace context recorded with it."""
+trace_context: ContextVar[str | None] = ContextVar("parley_push_trace", default=None)
+"""The trace context of the write being made (`traceparent`, then `tracestate`, both in
+the W3C form, after TRACE_MARK each), set around a store call by the observability
+wrapper; None, unset, when tracing is off. A notification recorded meanwhile stores it
+after its id, so its delivery continues the trace of the request that caused it."""
+
+
+def traced(notification_id: str) -> str:
+    """The id a store records: `notification_id`, followed by the trace context if any."""
+    context = trace_context.get()
+    return notification_id if context is None else notification_id + context
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +63,21 @@ class Delivery:
     last_error: str | None = None
     config: TaskPushNotificationConfig | None = None
     protocol: Version = Version.V1_0
+
+    @property
+    def sent_id(self) -> str:
+        """The notification id the receiver is sent (the stored id, without the trace
+        context recorded after it)."""
+        stored = self.notification_id
+        return stored.rsplit(TRACE_MARK, 2)[0] if TRACE_MARK in stored else stored
+
+    @property
+    def trace_headers(self) -> dict[str, str]:
+        """The W3C `traceparent` (and `tracestate`) recorded with the notification."""
+        if TRACE_MARK not in self.notification_id:
+            return {}
+        _, parent, state = self.notification_id.rsplit(TRACE_MARK, 2)
+        return {"traceparent": parent, "tracestate": state} if state else {"traceparent": parent}
 
 
 class Outbox(Protocol):

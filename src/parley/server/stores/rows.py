@@ -25,6 +25,7 @@ from parley.model import (
 )
 from parley.protocol import paging
 from parley.protocol.errors import invalid_field
+from parley.server.push.outbox import traced
 from parley.wire import json as wire_json
 from parley.wire.limits import Limits
 from parley.wire.v1_0 import content
@@ -255,14 +256,15 @@ def notified(
     """What a write tells the task's push configs: (notification id, what it tells of): the
     task itself when it is created (`events` None), else each status and artifact update
     saved. The id (task id, version, index) is stable across retries, so a receiver can
-    de-duplicate; the version is the task event's sequence number."""
+    de-duplicate; the version is the task event's sequence number. The trace context of the
+    write, if any, follows the id (`push.outbox.traced`)."""
     if events is None:
-        return [(f"{task.id}.{version}.0", task)]
+        return [(traced(f"{task.id}.{version}.0"), task)]
     if len(events) == 1:  # a runner's save: one event
         event = events[0]
-        return [(f"{task.id}.{version}.0", event)] if isinstance(event, NOTIFIED) else []
+        return [(traced(f"{task.id}.{version}.0"), event)] if isinstance(event, NOTIFIED) else []
     return [
-        (f"{task.id}.{version}.{index}", event)
+        (traced(f"{task.id}.{version}.{index}"), event)
         for index, event in enumerate(events)
         if isinstance(event, NOTIFIED)
     ]

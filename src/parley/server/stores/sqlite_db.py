@@ -15,6 +15,7 @@ alone), and one commit — one sync — makes them all durable before any is ack
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import sqlite3
 import time
@@ -25,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from parley.server.push.outbox import trace_context
 from parley.server.stores import migrations
 from parley.server.stores.base import SchemaStatus, StoreClosedError, StoreOptions
 from parley.server.stores.sqlite_schema import MIGRATIONS
@@ -112,6 +114,8 @@ class SqliteDatabase:
         if not self._open:
             raise StoreClosedError(f"{self.where} is not open (AgentService.startup opens it)")
         done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        if trace_context.get() is not None:  # the notifications it records carry it
+            work = _in_context(contextvars.copy_context(), work)
         self._queued.append((work, done))
         if self._committer is None:
             self._committer = asyncio.get_running_loop().create_task(self._commit_queued())
@@ -243,3 +247,10 @@ def _status(connection: sqlite3.Connection) -> SchemaStatus:
             "SELECT coalesce(max(version), 0) FROM parley_schema"
         ).fetchone()
     return SchemaStatus(current=int(current), latest=len(MIGRATIONS))
+
+
+def _in_context(
+    context: contextvars.Context, work: Callable[[sqlite3.Connection], T]
+) -> Callable[[sqlite3.Connection], T]:
+    """`work`, run in `context` (on the database thread, which has its own)."""
+    return lambda connection: context.run(work, connection)
