@@ -120,9 +120,10 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
 def numbered(event: TaskEvent, task: Task) -> TaskEvent:
     """`event` carrying `task.generation`, the generation folding it produced (a message
     is returned as it is: it has none)."""
-    if isinstance(event, Message) or event.generation == task.generation:
+    generation = task.generation
+    if type(event) is Message or event.generation == generation:  # type: ignore[union-attr]
         return event
-    return replace(event, generation=task.generation)
+    return replace(event, generation=generation)
 
 
 def _check_owner(task: Task, task_id: str, context_id: str, prefix: str) -> None:
