@@ -22,6 +22,7 @@ CONTEXT_ID = "a2a.context.id"
 TASK_STATE = "a2a.task.state"
 STORE_OPERATION = "parley.store.operation"
 PUSH_OUTCOME = "parley.push.outcome"
+BUS_OPERATION = "parley.bus.operation"
 
 JSONRPC, HTTP_JSON, GRPC = "JSONRPC", "HTTP+JSON", "GRPC"
 """The bindings, spelled as the agent card's `protocolBinding`."""
@@ -72,5 +73,11 @@ class Instruments:
             "parley.store.duration",
             "s",
             "How long a task-store call took, by operation",
+            explicit_bucket_boundaries_advisory=LATENCY_BUCKETS,
+        )
+        self.bus_duration = meter.create_histogram(
+            "parley.bus.duration",
+            "s",
+            "How long a call to the bus between replicas took, by operation",
             explicit_bucket_boundaries_advisory=LATENCY_BUCKETS,
         )

@@ -16,6 +16,7 @@ from opentelemetry.trace import Span, Tracer
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from parley.model import Task
+from parley.observability.bus import observe_bus
 from parley.observability.instruments import (
     CONTEXT_ID,
     PUSH_OUTCOME,
@@ -167,6 +168,7 @@ def observe_service(service: Any, tracer: Tracer, instruments: Instruments) -> N
     if getattr(runner, "store", None) is store:
         runner.store = observed
     runner.executor = ObservedExecutor(runner.executor, tracer, instruments)
+    observe_bus(getattr(service, "broker", None), tracer, instruments)
     worker = getattr(service, "push_worker", None)
     if worker is not None:
         worker.outbox = ObservedOutbox(worker.outbox, instruments)
