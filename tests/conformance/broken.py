@@ -153,6 +153,15 @@ def _card_requiring_auth(scope: Scope, value: Json) -> Json:
     return value
 
 
+def _send_history_doubled(scope: Scope, value: Json) -> Json:
+    """SendMessage's Task (1.0: wrapped as `task`) returned with its history twice over."""
+    result = value.get("result", value) if isinstance(value, dict) else None
+    task = result.get("task") if isinstance(result, dict) else None
+    if isinstance(task, dict) and task.get("history"):
+        task["history"] = task["history"] * 2
+    return value
+
+
 BREAKAGES: dict[str, tuple[Breakage, str]] = {
     # name: (the breakage, the check that must catch it)
     "wrong-error-code": (Breakage(answer=_error_code), "get.not-found"),
@@ -167,4 +176,8 @@ BREAKAGES: dict[str, tuple[Breakage, str]] = {
         "card.required-fields",
     ),
     "auth-declared-not-enforced": (Breakage(answer=_card_requiring_auth), "auth.required"),
+    "send-history-length-ignored": (
+        Breakage(answer=_send_history_doubled),
+        "send.history-length",
+    ),
 }

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 import httpx
 
 from parley.client.card import GRPC_BINDING, card_urls, decode_card
-from parley.conformance import auth_checks, card_checks, push_checks, stream_checks, task_checks
+from parley.conformance import (
+    auth_checks,
+    card_checks,
+    push_checks,
+    stream_checks,
+    subscribe_checks,
+    task_checks,
+)
 from parley.conformance.context import CardContext, InterfaceContext
 from parley.conformance.exchange import HTTP_BINDINGS, Exchange, Subject
 from parley.conformance.results import (
@@ -30,7 +37,14 @@ from parley.wire.json import JSON
 
 CHECKS: tuple[Check, ...] = tuple(
     check
-    for module in (card_checks, task_checks, stream_checks, push_checks, auth_checks)
+    for module in (
+        card_checks,
+        task_checks,
+        stream_checks,
+        subscribe_checks,
+        push_checks,
+        auth_checks,
+    )
     for check in module.checks.checks
 )
 """Every check, in the order it runs."""

@@ -84,6 +84,19 @@ async def get_history_length(context: InterfaceContext) -> str:
 
 
 @checks.interface(
+    "send.history-length", "R-SEND-5", Level.MUST, "SendMessage honours historyLength"
+)
+async def send_history_length(context: InterfaceContext) -> str:
+    answer = await context.call(Operation.SEND_MESSAGE, context.send_request(history_length=1))
+    result = context.decoded(Operation.SEND_MESSAGE, answer)
+    if not isinstance(result, Task):
+        raise CheckSkippedError("the agent answered the checker's message with a Message")
+    if len(result.history) > 1:
+        raise CheckFailedError(f"historyLength 1 gave {len(result.history)} messages")
+    return f"{len(result.history)} message (of at least the checker's one)"
+
+
+@checks.interface(
     "cancel.terminal",
     "R-TASK-10",
     Level.MUST,
