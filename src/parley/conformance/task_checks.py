@@ -39,6 +39,8 @@ async def reachable(context: InterfaceContext) -> str:
         raise CheckFailedError(f"not a JSON answer: {describe(answer)}")
     if answer.result is None and answer.error is None:
         raise CheckFailedError(f"neither a result nor an error: {describe(answer)}")
+    if answer.grpc_code:
+        return f"gRPC {answer.grpc_code}"
     return f"HTTP {answer.status} {answer.content_type}"
 
 
