@@ -14,10 +14,9 @@ task is still active fails the task, so no stream or blocking send waits forever
 A save refused as stale (the store is ahead: it completed a write whose caller was
 cancelled, or another process wrote) is re-read, re-folded and saved again
 (`_rebase`); a cancel stops the run under the lock, so never inside a write.
-While a live task has had a subscriber, a `ReplayWindow` keeps its last published
-events, numbered by the task's generation, so a subscriber that lost its stream can resume.
-A cancel also asks the other replicas (`broker.request_stop`) to stop their run of
-the task; one asked so stops its own (`stop_here`).
+While a live task has had a subscriber, a `ReplayWindow` keeps its last published events
+(numbered by the task's generation), so a lost stream can resume. A cancel also asks the
+other replicas (`broker.request_stop`) to stop their run; one asked so stops its own.
 
 Over 400 lines: the run's state machine (begin, emit, commit, cancel, stop) is one
 piece; split, its lock discipline would be spread over modules.
@@ -424,9 +423,10 @@ class TaskRunner:
         raise StaleWriteError(f"task {live.key[2]} kept changing under {_REBASES} attempts")
 
     def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> Awaitable[None]:
+        sequence = live.sequence
         if live.window is not None:
-            live.window.add(live.sequence, event)
-        return self.broker.publish(live.key, event, final=final, sequence=live.sequence)
+            live.window.add(sequence, event)
+        return self.broker.publish(live.key, event, final=final, sequence=sequence)
 
     def subscribe(self, live: LiveTask, head: tuple[Entry, ...] = ()) -> Subscription:
         """`head`, then the task's events from now on (the caller holds the lock or has not
