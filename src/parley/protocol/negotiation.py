@@ -50,6 +50,8 @@ def served_by(card: AgentCard) -> tuple[Version, ...]:
     listed = {interface.protocol_version for interface in card.supported_interfaces}
     drafts = tuple(version for version in DRAFT_VERSIONS if version.value in listed)
     return (RELEASED_VERSIONS[0], *drafts, *RELEASED_VERSIONS[1:])
+
+
 NUMBERED_VERSIONS = frozenset({Version.V1_1})
 """Versions whose tasks carry generations (long-polls, `ifGenerationMatch`)."""
 RELEASED_FORM = {Version.V1_1: Version.V1_0}
