@@ -162,6 +162,16 @@ def _send_history_doubled(scope: Scope, value: Json) -> Json:
     return value
 
 
+def _untyped_details(scope: Scope, value: Json) -> Json:
+    """Error details (HTTP+JSON `details`, JSON-RPC `data`) sent without their `@type`."""
+    error = value.get("error") if isinstance(value, dict) else None
+    for key in ("details", "data"):
+        items = error.get(key) if isinstance(error, dict) else None
+        for item in items if isinstance(items, list) else []:
+            item.pop("@type", None)
+    return value
+
+
 BREAKAGES: dict[str, tuple[Breakage, str]] = {
     # name: (the breakage, the check that must catch it)
     "wrong-error-code": (Breakage(answer=_error_code), "get.not-found"),
@@ -180,4 +190,5 @@ BREAKAGES: dict[str, tuple[Breakage, str]] = {
         Breakage(answer=_send_history_doubled),
         "send.history-length",
     ),
+    "untyped-error-details": (Breakage(answer=_untyped_details), "error.details-typed"),
 }

@@ -15,6 +15,7 @@ from parley.client.card import GRPC_BINDING, card_urls, decode_card
 from parley.conformance import (
     auth_checks,
     card_checks,
+    error_checks,
     push_checks,
     stream_checks,
     subscribe_checks,
@@ -40,6 +41,7 @@ CHECKS: tuple[Check, ...] = tuple(
     for module in (
         card_checks,
         task_checks,
+        error_checks,
         stream_checks,
         subscribe_checks,
         push_checks,
