@@ -34,7 +34,8 @@ import uvicorn
 from parley.asgi import build_app
 from parley.cli.main import build_parser
 from parley.cli.security import security_from
-from parley.cli.serve import make_handler, with_grpc
+from parley.cli.serve import make_handler
+from parley.cli.serve_grpc import with_grpc
 from parley.cli.tls import (
     TlsFiles,
     grpc_credentials,

@@ -17,7 +17,8 @@ import pytest
 from msgspec.structs import replace
 
 from parley.cli.main import build_parser
-from parley.cli.serve import make_app, make_handler, run_serve, with_grpc
+from parley.cli.serve import make_app, make_handler, run_serve
+from parley.cli.serve_grpc import with_grpc
 from parley.cli.targets import load_target
 from parley.model import AgentSkill, GetExtendedAgentCardRequest
 from parley.server.agent import Agent

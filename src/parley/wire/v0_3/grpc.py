@@ -81,7 +81,7 @@ def fill_part(target: Proto, part: m.Part) -> None:
     """As the REST codec: no part metadata or file name; non-object data is wrapped."""
     kind = type(part)
     if kind is m.TextPart:
-        target.text = part.text  # type: ignore[union-attr]
+        target.text = part.text
     elif kind is m.RawPart or kind is m.UrlPart:
         file = target.file
         if kind is m.RawPart:

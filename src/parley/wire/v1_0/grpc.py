@@ -30,7 +30,7 @@ from parley.wire.v1_0.json import CODEC as JSON_CODEC
 def fill_part(target: Proto, part: m.Part) -> None:
     kind = type(part)
     if kind is m.TextPart:
-        target.text = part.text  # type: ignore[union-attr]
+        target.text = part.text
     elif kind is m.RawPart:
         target.raw = part.raw  # type: ignore[union-attr]
     elif kind is m.UrlPart:
