@@ -8,6 +8,7 @@ already holds; `observe_service` puts them in place (before the service starts).
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, ClassVar
 
@@ -59,14 +60,14 @@ _W3C = TraceContextTextMapPropagator()
 _WRITES = frozenset({"create", "save"})
 
 
-def recorded_context(span: Span) -> str | None:
+def recorded_context(span: Span) -> str:
     """`span`'s W3C trace context as a store records it with a notification
-    (`push.outbox.trace_context`); None when the span is not sampled."""
+    (`push.outbox.trace_context`); "" when the span is not sampled."""
     carrier: dict[str, str] = {}
     _W3C.inject(carrier, trace.set_span_in_context(span))
     parent = carrier.get("traceparent")
     if parent is None:
-        return None
+        return ""
     state = "".join(carrier.get("tracestate", "").split())  # no whitespace, as sent
     return f"{TRACE_MARK}{parent}{TRACE_MARK}{state}"
 
@@ -99,7 +100,7 @@ class ObservedStore:
         started = time.perf_counter()
         token = None
         if operation in _WRITES and span.is_recording():  # its notifications continue it
-            token = trace_context.set(recorded_context(span))
+            token = trace_context.set(functools.partial(recorded_context, span))
         with trace.use_span(span, end_on_exit=True):
             try:
                 return await getattr(self.store, operation)(*args, **kwargs)

@@ -12,7 +12,7 @@ the head is claimed again: delivery is at least once. Times are µs since the ep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,17 +32,18 @@ reads the due heads, not the whole backlog."""
 
 TRACE_MARK = "\x1e"
 """Between a stored notification id and the W3C trace context recorded with it."""
-trace_context: ContextVar[str | None] = ContextVar("parley_push_trace", default=None)
-"""The trace context of the write being made (`traceparent`, then `tracestate`, both in
-the W3C form, after TRACE_MARK each), set around a store call by the observability
-wrapper; None, unset, when tracing is off. A notification recorded meanwhile stores it
-after its id, so its delivery continues the trace of the request that caused it."""
+trace_context: ContextVar[Callable[[], str] | None] = ContextVar("parley_push_trace", default=None)
+"""What makes the trace context of the write being made (`traceparent`, then `tracestate`,
+both in the W3C form, after TRACE_MARK each; "" when not sampled), set around a store call
+by the observability wrapper; None, unset, when tracing is off. A notification recorded
+meanwhile stores it after its id, so its delivery continues the trace of the request
+that caused it. It is made only when a notification is recorded."""
 
 
 def traced(notification_id: str) -> str:
     """The id a store records: `notification_id`, followed by the trace context if any."""
     context = trace_context.get()
-    return notification_id if context is None else notification_id + context
+    return notification_id if context is None else notification_id + context()
 
 
 @dataclass(frozen=True, slots=True)
