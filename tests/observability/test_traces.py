@@ -45,7 +45,8 @@ async def test_a_chain_of_three_agents_is_one_trace(binding: str) -> None:
         assert result.artifacts[0].text == "A:B:C:hi"
         finished = telemetry.spans.get_finished_spans()
 
-    sends = [s for s in finished if s.name == "A2AService/SendMessage"]
+    named = [s for s in finished if s.name == "A2AService/SendMessage"]
+    sends = [s for s in named if s.kind is SpanKind.SERVER]
     assert len(sends) == 3, [s.name for s in finished]
     assert len({s.context.trace_id for s in finished if s.context}) == 1
     by_id = {s.context.span_id: s for s in finished if s.context}
@@ -65,6 +66,23 @@ async def test_a_chain_of_three_agents_is_one_trace(binding: str) -> None:
         assert runs, f"{server.name} is not under an agent run"
     depth = sorted(len([p for p in _ancestors(s, by_id) if p in sends]) for s in sends)
     assert depth == [0, 1, 2]
+    # Each hop's request is the child of the Parley client's span of the operation, named
+    # after the A2A method, with its attributes; that span is the caller's (or run's) child.
+    clients = [s for s in named if s.kind is SpanKind.CLIENT]
+    assert len(clients) == 3
+    for server in sends:
+        request = _parent(server, by_id)
+        assert request is not None
+        operation = _parent(request, by_id)
+        assert operation in clients, f"{request.name} is not under the client's span"
+        assert operation.attributes is not None
+        assert operation.attributes["a2a.method"] == "SendMessage"
+        assert operation.attributes["a2a.binding"] == binding
+        assert server.attributes is not None
+        assert operation.attributes["a2a.task.id"] == server.attributes["a2a.task.id"]
+        above = _parent(operation, by_id)
+        assert above is not None
+        assert above.name in {"caller", "agent run"}
 
 
 async def test_store_calls_are_spans_of_their_request() -> None:

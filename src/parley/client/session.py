@@ -20,6 +20,8 @@ from parley.client.transport import (
     EventStream,
     Timeout,
     Transport,
+    transport_wrappers,
+    wrapped,
 )
 from parley.model import AgentCard, AgentInterface, GetTaskRequest, SubscribeToTaskRequest, Task
 from parley.protocol.negotiation import Version
@@ -48,7 +50,7 @@ class Session:
         tenant: str | None = None,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        self.transport = transport
+        self.transport = wrapped(transport) if transport_wrappers else transport
         self._card = card
         self.interface = interface
         self.tenant = tenant if tenant is not None else interface.tenant if interface else ""

@@ -7,7 +7,7 @@ above it, in `Client`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -136,6 +136,19 @@ class Transport(Protocol):
     ) -> AgentCard: ...
 
     async def aclose(self) -> None: ...
+
+
+transport_wrappers: list[Callable[[Transport], Transport]] = []
+"""Applied in order to the transport of every Client made after they are added
+(`parley.observability.observe_clients` adds one: a span per operation); empty, the
+default: the transport as given, nothing paid per call."""
+
+
+def wrapped(transport: Transport) -> Transport:
+    """`transport` through each of `transport_wrappers`."""
+    for wrap in transport_wrappers:
+        transport = wrap(transport)
+    return transport
 
 
 class BaseTransport:

@@ -1,8 +1,9 @@
 """Putting the wrappers in place: `observe_app` (an ASGI app of `build_app` or
 `mount_agents`: its handlers observed, a server span per request), `observe_grpc` (a
 `GrpcServer`: the interceptor and its handler observed) and `observe_clients` (every
-httpx and `grpc.aio` client of the process: a client span per request and the W3C trace
-context sent along, so that a call an agent makes while working continues its trace).
+Parley client: a span per operation; every httpx and `grpc.aio` client of the process: a
+client span per request and the W3C trace context sent along, so that a call an agent
+makes while working continues its trace).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from typing import Any
 
 from parley.asgi.app import A2AApp
 from parley.asgi.mount import Mounted
+from parley.client.transport import transport_wrappers
 from parley.observability.asgi import ASGIApp, ObservedApp
+from parley.observability.client import wrapper
 from parley.observability.handler import ObservedHandler
 from parley.observability.providers import Telemetry
 from parley.observability.service import observe_service
@@ -59,11 +62,16 @@ def observe_grpc(server: Any, telemetry: Telemetry) -> Any:
 
 
 def observe_clients(telemetry: Telemetry) -> Callable[[], None]:
-    """Instrument every httpx client (and `grpc.aio` channel, with the grpc extra) of the
-    process; the function returned undoes it."""
+    """Instrument every Parley client made from now on (a client span per operation, named
+    after its A2A method), and every httpx client (and `grpc.aio` channel, with the grpc
+    extra) of the process, whose spans are children of those; the function returned
+    undoes it."""
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor  # noqa: PLC0415
 
     undo: list[Callable[[], None]] = []
+    observe = wrapper(telemetry.tracer)
+    transport_wrappers.append(observe)
+    undo.append(lambda: transport_wrappers.remove(observe))
     httpx_instrumentor = HTTPXClientInstrumentor()
     httpx_instrumentor.instrument(tracer_provider=telemetry.tracer_provider)
     undo.append(httpx_instrumentor.uninstrument)
