@@ -121,10 +121,11 @@ def test_the_official_sdk_fails_only_its_known_defect() -> None:
     with serving(make) as url:
         report = run(url)
     # a2a-sdk 1.3's 0.3 HTTP+JSON compatibility layer has no DELETE route for push configs,
-    # and drops the connection (mid-stream) on a subscription to a terminal task
+    # and drops the connection (mid-stream) on a subscription it refuses
     assert failures(report) == {
         ("push.config-crud", "HTTP+JSON 0.3"),
         ("subscribe.terminal", "HTTP+JSON 0.3"),
+        ("subscribe.not-found", "HTTP+JSON 0.3"),
     }
     assert statuses(report, "get.not-found") == [Status.PASS] * HTTP_INTERFACES
 

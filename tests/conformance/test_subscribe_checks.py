@@ -1,6 +1,7 @@
-"""`parley check`'s SubscribeToTask checks (R-SUB-2, R-SUB-1, R-SUB-3) on every binding,
-gRPC included: a correct Parley server passes them, a server that drops the stream's
-first event or lets a terminal task be subscribed to fails them."""
+"""`parley check`'s SubscribeToTask checks (R-SUB-1 to R-SUB-4) on every binding, gRPC
+included: a correct Parley server passes them; a server that drops the stream's first
+event, lets a terminal task be subscribed to, or answers an unknown one with another
+error fails them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, cast
+
+import pytest
 
 from parley.asgi import A2AApp
 from parley.model import GetTaskRequest, StreamEvent
@@ -50,6 +53,7 @@ def test_parley_passes_the_subscription_checks_on_every_binding() -> None:
     assert not report.must_failed, [r for r in report.results if r.must_failed]
     assert len(passes(report, "subscribe.first-task")) == INTERFACES
     assert len(passes(report, "subscribe.terminal")) == INTERFACES
+    assert len(passes(report, "subscribe.not-found")) == INTERFACES
     assert all(
         "ends COMPLETED" in r.detail for r in report.results if r.check.id == "subscribe.first-task"
     )
@@ -84,8 +88,29 @@ class _TerminalSubscribable:
             yield await self.service.get_task(ctx, GetTaskRequest(id=request.id))
 
 
-def test_subscribing_to_a_terminal_task_must_be_refused() -> None:
-    with serving_grpc(slow_agent(), _TerminalSubscribable) as url:
-        report = run(url, only=["subscribe.terminal"])
-    assert [s.value for s in on_grpc(report, "subscribe.terminal")] == ["fail", "fail"]
-    assert len(passes(report, "subscribe.terminal")) == INTERFACES - 2  # HTTP is correct
+@dataclass
+class _UnknownAsInternal:
+    """Subscribing to an unknown task fails with INTERNAL rather than NOT_FOUND."""
+
+    service: AgentService
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.service, name)
+
+    async def subscribe_to_task(self, ctx: Any, request: Any) -> AsyncIterator[StreamEvent]:
+        try:
+            async for event in self.service.subscribe_to_task(ctx, request):
+                yield event
+        except e.TaskNotFoundError as exc:
+            raise e.InternalError("lost") from exc
+
+
+@pytest.mark.parametrize(
+    ("handler", "catcher"),
+    [(_TerminalSubscribable, "subscribe.terminal"), (_UnknownAsInternal, "subscribe.not-found")],
+)
+def test_a_broken_grpc_subscription_is_caught(handler: Any, catcher: str) -> None:
+    with serving_grpc(slow_agent(), handler) as url:
+        report = run(url, only=[catcher])
+    assert [s.value for s in on_grpc(report, catcher)] == ["fail", "fail"]
+    assert len(passes(report, catcher)) == INTERFACES - 2  # HTTP is correct

@@ -4,6 +4,8 @@ subscribed to (REFERENCE R-SUB)."""
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 
 from parley.conformance.context import InterfaceContext, NoTaskError
@@ -73,7 +75,7 @@ async def subscribe_first_task(context: InterfaceContext) -> str:
         raise CheckSkippedError(f"the task was {task.status.state.name} at once: none to follow")
     answer = await context.stream(Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task.id))
     if answer.errors and not answer.events:
-        raise CheckSkippedError(f"the task ended before the subscription ({answer.errors[0]!r})")
+        raise CheckSkippedError("the task ended before the subscription: none to follow")
     if not answer.events:
         raise CheckFailedError("the subscription has no event")
     events = [context.subject.codec.decode_event(payload) for payload in answer.events]
@@ -89,3 +91,18 @@ async def subscribe_first_task(context: InterfaceContext) -> str:
             f"the stream stays open after the task became {state.name} (R-SUB-1)"
         )
     return f"Task first, {len(events) - 1} updates, ends {state.name}"
+
+
+@checks.interface(
+    "subscribe.not-found",
+    "R-SUB-4",
+    Level.MUST,
+    "subscribing to an unknown task is TaskNotFoundError",
+)
+async def subscribe_not_found(context: InterfaceContext) -> str:
+    _streaming(context)
+    request = SubscribeToTaskRequest(id=f"parley-check-missing-{uuid.uuid4().hex}")
+    answer = await context.stream(Operation.SUBSCRIBE_TO_TASK, request)
+    if answer.events:
+        raise CheckFailedError(f"the subscription streams {len(answer.events)} events")
+    return context.expect_error(refusal(answer), e.TaskNotFoundError)
