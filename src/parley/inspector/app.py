@@ -145,7 +145,7 @@ async def _deliveries(handler: Any, ctx: CallContext) -> JSON:
 def _delivery(row: Delivery) -> JSON:
     return {
         "id": row.id,
-        "notificationId": row.notification_id,
+        "notificationId": row.sent_id,
         "taskId": row.task_id,
         "configId": row.config_id,
         "state": "dead" if row.state == DEAD else "pending",
