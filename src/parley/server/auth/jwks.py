@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
-import httpx
-
 from parley.protocol.errors import UnauthenticatedError
 
 if TYPE_CHECKING:
@@ -216,6 +214,8 @@ class RemoteKeys:
         return self._lock[1]
 
     async def _refresh(self) -> None:
+        import httpx  # noqa: PLC0415 - loaded by the first fetch, not by every server
+
         self._attempted_at = time.monotonic()
         try:
             if self.discovery_url is not None and (self.jwks_url is None or self._failing):
@@ -269,6 +269,8 @@ class RemoteKeys:
 
     async def _get(self, url: str) -> tuple[bytes, float | None]:
         """The body of a 200 answer (at most MAX_DOCUMENT_BYTES) and its max-age."""
+        import httpx  # noqa: PLC0415
+
         self.fetches += 1
         async with (
             httpx.AsyncClient(timeout=self.timeout) as client,

@@ -27,6 +27,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from parley import __version__
@@ -34,10 +35,10 @@ from parley.protocol.negotiation import Version
 from parley.server.push import signing
 from parley.server.push.credentials import CredentialsKeyError, CredentialsKeys, unsealed
 from parley.server.push.outbox import Delivery, Outbox
-from parley.server.push.sender import SendError, WebhookClient, send_pinned
 from parley.server.push.ssrf import (
     NO_ALLOW,
     Allow,
+    CheckedTarget,
     HostResolutionError,
     Resolver,
     UnsafeUrlError,
@@ -46,6 +47,9 @@ from parley.server.push.ssrf import (
 from parley.server.stores.base import TaskStore
 from parley.wire import json as wire_json
 from parley.wire.v0_3.json import CODEC as V0_3
+
+if TYPE_CHECKING:
+    from parley.server.push.sender import WebhookClient
 
 log = logging.getLogger("parley.push")
 
@@ -131,8 +135,6 @@ class DeliveryWorker:
 
     async def start(self) -> None:
         if self._loop is None:
-            if self._client is None:
-                self._client = WebhookClient(timeout=self.settings.timeout)
             self._loop = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -262,7 +264,6 @@ class DeliveryWorker:
         except CredentialsKeyError as exc:  # retried: the right key may be given meanwhile
             log.error("push %s: %s", delivery.sent_id, exc)
             return "retry", str(exc)
-        assert self._client is not None
         timeout = self.settings.timeout
         deadline = asyncio.get_running_loop().time() + timeout  # resolving is part of it
         try:
@@ -292,6 +293,20 @@ class DeliveryWorker:
         else:
             headers[signing.TIMESTAMP_HEADER] = str(int(time.time()))
         headers.update(delivery.trace_headers)
+        return await self._post(checked, body, headers, deadline)
+
+    async def _post(
+        self, checked: CheckedTarget, body: bytes, headers: dict[str, str], deadline: float
+    ) -> tuple[str, str]:
+        # The sender (h11, the CA bundle) loads with the first delivery, not at start.
+        from parley.server.push.sender import (  # noqa: PLC0415
+            SendError,
+            WebhookClient,
+            send_pinned,
+        )
+
+        if self._client is None:
+            self._client = WebhookClient(timeout=self.settings.timeout)
         try:
             answer = await send_pinned(
                 self._client,
@@ -302,7 +317,7 @@ class DeliveryWorker:
                 deadline=deadline,
             )
         except TimeoutError:
-            return "retry", f"no answer within {timeout:g} s"
+            return "retry", f"no answer within {self.settings.timeout:g} s"
         except SendError as exc:
             return "retry", str(exc)
         return _verdict(answer.status, answer.body)
