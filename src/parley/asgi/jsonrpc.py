@@ -21,6 +21,7 @@ from parley.asgi.calls import (
 )
 from parley.asgi.http import Exchange
 from parley.model import StreamEvent
+from parley.protocol import generations
 from parley.protocol.errors import (
     A2AError,
     MethodNotFoundError,
@@ -96,7 +97,11 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
 
+    numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+
     def event(item: StreamEvent, sequence: int | None) -> bytes:
+        if numbering:
+            item = generations.numbered(item, sequence)
         body = dumps(jsonrpc.success(call.id, codec.encode_event(item)))
         return sse.encode(body, event_id=sequence)
 

@@ -24,6 +24,7 @@ from parley.asgi.calls import (
 )
 from parley.asgi.http import Exchange, Request
 from parley.model import StreamEvent
+from parley.protocol import generations
 from parley.protocol.errors import (
     A2AError,
     InvalidParamsError,
@@ -209,7 +210,11 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
 
+    numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+
     def event(item: StreamEvent, sequence: int | None) -> bytes:
+        if numbering:
+            item = generations.numbered(item, sequence)
         return sse.encode(dumps(codec.encode_event(item)), event_id=sequence)
 
     def error(err: A2AError) -> bytes:

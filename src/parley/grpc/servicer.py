@@ -20,6 +20,7 @@ import grpc
 
 from parley.grpc.errors import status_of, to_a2a_error
 from parley.model import Model, StreamEvent
+from parley.protocol import generations
 from parley.protocol.errors import (
     A2AError,
     PermissionDeniedError,
@@ -257,10 +258,14 @@ class A2AServicer:
             try:
                 first = True
                 encode = self.codecs[ctx.version].event_bytes
-                async for event in events:
+                numbered = events if ctx.version in generations.SHOWN_IN else None
+                async for item in events:
                     if first:
                         await self._echo(ctx, context)
                         first = False
+                    event = item
+                    if numbered is not None:  # the events carry no generation: their number
+                        event = generations.numbered(item, getattr(numbered, "sequence", None))
                     await context.write(encode(event))
             except Exception as exc:
                 await self._abort(exc, context, spec.handler_method)

@@ -2,7 +2,8 @@
 
 Folding also keeps the task's `generation` (A2A 1.1 draft): 1 for a new task, one more
 for each status or artifact update; a message into history leaves it (it is no event of
-the task's stream). `numbered` gives an update the generation it produced.
+the task's stream). The update that produced a generation is published with it as its
+sequence number; `generations.numbered` writes it into the event where a wire shows it.
 
 Pure functions over frozen model objects; legality of state moves is `lifecycle`'s. No I/O.
 """
@@ -115,15 +116,6 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
         _check_owner(task, event.task_id, event.context_id, "")
         return _apply_status(task, event)
     return _apply_message(task, event)
-
-
-def numbered(event: TaskEvent, task: Task) -> TaskEvent:
-    """`event` carrying `task.generation`, the generation folding it produced (a message
-    is returned as it is: it has none)."""
-    generation = task.generation
-    if type(event) is Message or event.generation == generation:  # type: ignore[union-attr]
-        return event
-    return replace(event, generation=generation)
 
 
 def _check_owner(task: Task, task_id: str, context_id: str, prefix: str) -> None:

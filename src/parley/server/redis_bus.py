@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from parley.model import SendMessageRequest, StreamEvent
+from parley.protocol import generations
 from parley.protocol.errors import InternalError
 from parley.server import redis_leases as leases
 from parley.server.broker import Entry, EventBroker, Subscription, TaskKey, Turn
@@ -262,7 +263,8 @@ class RedisBus(EventBroker):
         if sequence is None:  # a direct reply: awaited only here
             self.deliver(key, event, final=final)
             return
-        fields = {"e": wire_json.dumps(CODEC.encode_event(event)), "f": "1" if final else "0"}
+        numbered = generations.numbered(event, sequence)  # kept for other replicas' 1.1 streams
+        fields = {"e": wire_json.dumps(CODEC.encode_event(numbered)), "f": "1" if final else "0"}
         self._outgoing.append((key, sequence, fields, self.retention if final else self.idle))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write())

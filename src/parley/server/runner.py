@@ -15,7 +15,8 @@ A save refused as stale (the store is ahead: it completed a write whose caller w
 cancelled, or another process wrote) is re-read, re-folded and saved again
 (`_rebase`); a cancel stops the run under the lock, so never inside a write.
 While a live task has had a subscriber, a `ReplayWindow` keeps its last published events
-(numbered by the task's generation), so a lost stream can resume. A cancel also asks the
+(numbered by the task's generation, which the events themselves do not carry), so a lost
+stream can resume. A cancel also asks the
 other replicas (`broker.request_stop`) to stop their run; one asked so stops its own.
 
 Over 400 lines: the run's state machine (begin, emit, commit, cancel, stop) is one
@@ -397,7 +398,6 @@ class TaskRunner:
         except StaleWriteError:
             stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
-        event = folding.numbered(event, stored.task)
         if isinstance(event, TaskArtifactUpdateEvent):
             if (published := self._publish(live, event, False)) is not DONE:
                 await published  # (in process, done: the streamed event's path, kept short)
