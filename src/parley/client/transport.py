@@ -1,7 +1,6 @@
-"""The `Transport` protocol the client speaks through: one method per operation on the
-canonical model, named as the server's `RequestHandler` names them. JSON-RPC, HTTP+JSON,
-the in-memory transport (and later gRPC) implement it; retries and resubscription live
-above it, in `Client`.
+"""The `Transport` protocol the client speaks through: one method per operation, named as
+the server's `RequestHandler` names them; JSON-RPC, HTTP+JSON, gRPC and the in-memory
+transport implement it. Retries live above it (`Client`), wrappers around it (observability).
 """
 
 from __future__ import annotations
@@ -153,7 +152,7 @@ def wrapped(transport: Transport) -> Transport:
 
 class BaseTransport:
     """Every `Transport` method on two primitives, `unary` and `stream`, keyed by the
-    operations table: what the JSON-RPC, HTTP+JSON and in-memory transports share."""
+    operations table: what the JSON-RPC, HTTP+JSON, gRPC and in-memory transports share."""
 
     async def unary(self, operation: Operation, request: Model, options: CallOptions) -> Any:
         raise NotImplementedError

@@ -72,13 +72,6 @@ def _failure_index(decode: Callable[[Any], object], items: list[Any]) -> int:
     return 0  # pragma: no cover - decoders are deterministic
 
 
-def as_obj(value: object, path: str) -> Obj:
-    """The value as a JSON object, or InvalidParamsError."""
-    if type(value) is dict:
-        return value
-    fail(path, "", "expected a JSON object")
-
-
 def field(d: Obj, camel: str, snake: str | None = None) -> Any:
     """A field by its JSON name, or by its proto name (ProtoJSON accepts both); None if absent."""
     value = d.get(camel)
@@ -140,15 +133,6 @@ def str_list(d: Obj, camel: str, path: str, snake: str | None = None) -> tuple[s
     if type(value) is list and all(type(item) is str for item in value):
         return tuple(value)
     fail(path, camel, "expected a list of strings")
-
-
-def obj_list(d: Obj, camel: str, path: str, snake: str | None = None) -> list[Obj]:
-    value = field(d, camel, snake)
-    if value is None:
-        return []
-    if type(value) is list and all(type(item) is dict for item in value):
-        return value
-    fail(path, camel, "expected a list of objects")
 
 
 def str_map(d: Obj, camel: str, path: str, snake: str | None = None) -> dict[str, str]:
