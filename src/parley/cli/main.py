@@ -8,24 +8,37 @@ Configuration is built here, at the edge, from flags and environment."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from parley import __version__
-from parley.cli.a2a_cli import add_task_command, translate
-from parley.cli.check import add_check_command
-from parley.cli.completion import add_completion_command
-from parley.cli.db import add_db_command
-from parley.cli.deliveries import add_push_command
+from parley.cli.a2a_cli import translate
 from parley.cli.errors import EXIT_CODES, OneLineParser
-from parley.cli.mcp import add_mcp_command
-from parley.cli.proxy import add_proxy_command
-from parley.cli.serve import add_serve_command
-from parley.cli.talk import add_talk_commands
-from parley.cli.webhook import add_webhook_command
+
+ADDERS = (
+    ("parley.cli.serve", "add_serve_command", ("serve",)),
+    ("parley.cli.proxy", "add_proxy_command", ("proxy",)),
+    ("parley.cli.db", "add_db_command", ("db",)),
+    ("parley.cli.deliveries", "add_push_command", ("push",)),
+    (
+        "parley.cli.talk",
+        "add_talk_commands",
+        ("card", "send", "get", "list", "cancel", "subscribe", "chat"),
+    ),
+    ("parley.cli.a2a_cli", "add_task_command", ("task",)),
+    ("parley.cli.check", "add_check_command", ("check", "conformance")),
+    ("parley.cli.webhook", "add_webhook_command", ("webhook",)),
+    ("parley.cli.mcp", "add_mcp_command", ("mcp",)),
+    ("parley.cli.completion", "add_completion_command", ("completion",)),
+)
+"""Each command's module, the function adding its parser, and the commands it adds: a
+command line naming one loads that module only (`parley serve` does not load the client,
+the checks or MCP), anything else (`--help`, a typo) loads them all."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of `command` only when it is one."""
     parser = OneLineParser(
         prog="parley",
         description="Serve and talk to A2A (Agent2Agent) agents.",
@@ -34,22 +47,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"parley {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_serve_command(commands)
-    add_proxy_command(commands)
-    add_db_command(commands)
-    add_push_command(commands)
-    add_talk_commands(commands)
-    add_task_command(commands)
-    add_check_command(commands)
-    add_webhook_command(commands)
-    add_mcp_command(commands)
-    add_completion_command(commands)
+    chosen = [adder for adder in ADDERS if command in adder[2]] or ADDERS
+    for module, name, _ in chosen:
+        getattr(importlib.import_module(module), name)(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     line = translate(sys.argv[1:] if argv is None else argv)  # a2a-cli's spellings
+    parser = build_parser(line[0] if line else None)
     arguments = parser.parse_args(line)
     arguments.argv = line  # (`serve --workers`)
     result: int = arguments.run(arguments)
