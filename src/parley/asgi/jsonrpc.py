@@ -98,12 +98,13 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         return
 
     numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+    # The envelope is the same for every event: encoded once, each result spliced in.
+    head, tail = dumps(jsonrpc.success(call.id, None)).rsplit(b"null", 1)
 
     def event(item: StreamEvent, sequence: int | None) -> bytes:
         if numbering:
             item = generations.numbered(item, sequence)
-        body = dumps(jsonrpc.success(call.id, codec.encode_event(item)))
-        return sse.encode(body, event_id=sequence)
+        return sse.encode(head + dumps(codec.encode_event(item)) + tail, event_id=sequence)
 
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(jsonrpc.failure(call.id, err, version)))
