@@ -287,7 +287,8 @@ def _load(
 
 def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[str, Any]:
     """uvicorn's options: where to listen, the log level, the graceful stop, TLS, and the
-    HTTP protocol guarded by the connection limits."""
+    HTTP protocol guarded by the connection limits. No WebSocket protocol: no A2A binding
+    uses one, and loading uvicorn's would add a sixth of the cold start."""
     tls_options = uvicorn_options(tls)
     guard = connection_options(connection_limits(arguments), tls_options.get("http"))
     return {
@@ -295,6 +296,7 @@ def server_options(arguments: argparse.Namespace, tls: TlsFiles | None) -> dict[
         "log_level": arguments.log_level,
         "log_config": log_config(arguments),
         "timeout_graceful_shutdown": arguments.graceful_timeout,
+        "ws": "none",
         **tls_options,
         **guard,
     }
