@@ -197,6 +197,10 @@ def test_the_task_list_filters_and_shows_a_tasks_history(page: Any, agent_url: s
     page.click("#task-filters button[type=submit]")
     row = page.locator(f"#tasks tr[data-task='{sent['id']}']")
     row.wait_for()
+    # the unfiltered list may still be on the page: wait for the filtered one
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tasks tbody tr').length === 1", timeout=TIMEOUT_MS
+    )
     assert page.locator("#tasks tbody tr").count() == 1
     assert "completed" in row.inner_text()
     row.click()

@@ -98,7 +98,12 @@ def test_replicas_survive_kill_points(tmp_path: Path, postgres_url: str, bus: st
     started = Counter(executions(log))
     twice = [run for run, count in started.items() if count > 1]
     assert not twice, f"messages run twice: {twice}"  # 0 double executions
-    assert set(ledger.tasks) <= {task for task, _ in started}
+    # A task made visible while its run had not reached the skill yet (a silent start:
+    # docs/decisions.md) may die with its replica unstarted: then it was failed as lost.
+    unstarted = set(ledger.tasks) - {task for task, _ in started}
+    for task_id in unstarted:
+        seen = ledger.tasks[task_id]
+        assert (seen.state, seen.chunks) == ("TASK_STATE_FAILED", 0), f"{task_id}: {seen}"
     print(
         f"kills {KILLS}, settled within {max(waits):.1f} s of a kill at most; "
         f"{len(started)} runs, none twice"
