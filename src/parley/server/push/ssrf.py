@@ -25,8 +25,6 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_add
 from typing import Final
 from urllib.parse import urlsplit
 
-import idna
-
 Address = IPv4Address | IPv6Address
 Network = IPv4Network | IPv6Network
 Resolver = Callable[[str, int], Awaitable[Sequence[tuple[str, int]]]]
@@ -289,6 +287,8 @@ def _read_host(text: str) -> Address | str:
 def _to_ascii(text: str) -> str:
     if text.isascii():
         return text.lower()
+    import idna  # noqa: PLC0415 - international names only: not loaded at every start
+
     try:
         mapped = idna.uts46_remap(text, std3_rules=False, transitional=False)
         if mapped.isascii():
