@@ -1,6 +1,6 @@
 """Cold start: a server imports what its bindings need and no more (no gRPC without
---grpc-port, no HTTP client, no webhook sender before a delivery), and the benchmark guard
-(`python -m benchmarks.guard`) still runs."""
+--grpc-port, no HTTP client, no webhook sender before a delivery, no h11 on httptools),
+and the benchmark guard (`python -m benchmarks.guard`) still runs."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ NOT_AT_START = (
     "asyncpg",
     "opentelemetry",
     "websockets",
+    "h11",
     "mcp",
     "parley.grpc",
     "parley.client.http",
@@ -86,10 +87,12 @@ def test_parley_serve_builds_an_http_only_app_without_grpc_or_the_client() -> No
     modules = loaded_after(
         """
         from parley.cli.main import build_parser
-        from parley.cli.serve import serve_app
+        from parley.cli.serve import serve_app, server_options
 
         line = ["serve", "examples.echo:agent", "--store", "memory"]
-        serve_app(build_parser(line[0]).parse_args(line))
+        arguments = build_parser(line[0]).parse_args(line)
+        serve_app(arguments)
+        server_options(arguments, None)  # uvicorn's: httptools, guarded
         """
     )
     assert "parley.cli.serve" in modules

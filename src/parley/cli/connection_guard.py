@@ -18,11 +18,9 @@ import asyncio
 import itertools
 import json
 import logging
+import sys
 from operator import attrgetter
 from typing import Any, ClassVar, cast
-
-import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from parley.cli.connections import ConnectionLimits
 
@@ -301,35 +299,15 @@ class HttpToolsGuard(Guard):
             self._phase, self._seen = _RUNNING, 0
 
 
-class H11Guard(Guard):
-    """The guard over uvicorn's h11 protocol, told by the client's state after each
-    round of events."""
-
-    _pipelined_count = _NOT_COUNTING
-    conn: Any
-
-    def on_response_complete(self) -> None:
-        if self._phase == _RUNNING:
-            self._phase = _IDLE
-        super().on_response_complete()  # type: ignore[misc]
-        if self._timer is None and _HEADERS <= self._phase <= _BODY:
-            self._arm()  # a request that came while this one was answered
-
-    def handle_events(self) -> None:
-        super().handle_events()  # type: ignore[misc]
-        state = self.conn.their_state
-        if self._phase <= _HEADERS:
-            if state is h11.IDLE or state is h11.ERROR:
-                return
-            self.headers_complete()
-        if self._phase == _BODY and state is not h11.SEND_BODY:
-            self.body_complete()
-
-
 def guarded(protocol: type[asyncio.Protocol], limits: ConnectionLimits) -> type[asyncio.Protocol]:
     """`protocol` (uvicorn's httptools or h11 protocol, or a subclass) guarded by
     `limits`, with a `Connections` of its own (one per server process)."""
-    guard = H11Guard if issubclass(protocol, H11Protocol) else HttpToolsGuard
+    guard: type[Guard] = HttpToolsGuard
+    h11_impl = sys.modules.get("uvicorn.protocols.http.h11_impl")  # loaded if it is used
+    if h11_impl is not None and issubclass(protocol, h11_impl.H11Protocol):
+        from parley.cli.connection_guard_h11 import H11Guard  # noqa: PLC0415 - h11 only
+
+        guard = H11Guard
     namespace = {
         "_limits": limits,
         "_registry": Connections(limits.max_connections),
