@@ -27,7 +27,6 @@ import argparse
 import os
 import re
 import shlex
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -120,6 +119,8 @@ def _file(arguments: argparse.Namespace) -> dict[str, Any]:
     path = getattr(arguments, "config", None)
     if not path:
         return {}
+    import tomllib  # noqa: PLC0415 - with --config only
+
     try:
         return tomllib.loads(Path(path).read_text("utf-8"))
     except (OSError, UnicodeError, tomllib.TOMLDecodeError) as exc:
