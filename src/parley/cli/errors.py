@@ -4,7 +4,6 @@ one line on stderr (`parley: <kind>: <message>`) each failure is reported as."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import enum
 import re
 import sys
@@ -64,6 +63,8 @@ def _suggestion(message: str) -> str:
     if found is None:
         return ""
     choices = re.findall(r"'([^']*)'", found.group(2)) or found.group(2).split(", ")
+    import difflib  # noqa: PLC0415 - on a usage error only
+
     close = difflib.get_close_matches(found.group(1), choices, n=1)
     return f"; did you mean '{close[0]}'?" if close else ""
 

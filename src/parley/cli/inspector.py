@@ -9,7 +9,6 @@ import argparse
 from typing import Any
 
 from parley.asgi.app import A2AApp
-from parley.inspector import with_inspector
 
 
 def add_inspector_option(parser: argparse.ArgumentParser) -> None:
@@ -28,4 +27,6 @@ def inspected(app: Any, arguments: argparse.Namespace) -> Any:
         return app
     if not isinstance(app, A2AApp):
         raise SystemExit("parley serve: --inspector needs an agent or a request handler")
+    from parley.inspector import with_inspector  # noqa: PLC0415 - with --inspector only
+
     return with_inspector(app)

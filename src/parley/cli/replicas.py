@@ -12,9 +12,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from parley.server.redis_bus import RedisBus
 from parley.server.stores.urls import describe
+
+if TYPE_CHECKING:
+    from parley.server.redis_bus import RedisBus
 
 log = logging.getLogger("parley")
 
@@ -50,6 +53,8 @@ def event_bus(url: str | None, store: str) -> RedisBus | None:
             "parley serve: --bus needs a store the replicas share (postgresql://... or "
             "sqlite:///path.db), not memory"
         )
+    from parley.server.redis_bus import RedisBus  # noqa: PLC0415 - with --bus only
+
     try:
         return RedisBus(url)
     except ValueError as exc:
