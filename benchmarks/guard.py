@@ -1,7 +1,7 @@
 """The guard: Parley beside the raw ASGI ceiling in a few minutes, so a change can be
 checked against the figures in docs/benchmarks.md (and the README's "Performance").
 
-    python -m benchmarks.guard            # 2 to 3 minutes
+    python -m benchmarks.guard            # about a minute
     python -m benchmarks.guard --smoke    # seconds: does it still run? (the test's level)
 
 It composes `benchmarks.server` (the same servers, pinned to core 0, spawned the same
@@ -58,25 +58,25 @@ CLI_COMMAND = ("-m", "parley.cli", "serve", "examples.echo:agent", "--store", "m
 
 @dataclass(frozen=True)
 class Levels:
-    spawns: int = 7
-    sends: int = 3_000
-    streams: int = 300
-    ttfe: int = 100
-    warmup: int = 300
+    spawns: int = 11
+    sends: int = 20_000
+    streams: int = 1_000
+    ttfe: int = 200
+    warmup: int = 1_000
 
     @classmethod
     def smoke(cls) -> Levels:
         return cls(spawns=1, sends=20, streams=4, ttfe=3, warmup=5)
 
 
-REFERENCE_DATE = "2026-11-27"
+REFERENCE_DATE = "2026-11-26"
 REFERENCE: dict[str, float] = {
-    "cold_start_ratio": 1.27,
-    "cli_cold_start_ratio": 1.5,
-    "send_c1_share": 0.61,
-    "send_c16_share": 0.50,
-    "stream_share": 0.64,
-    "ttfe_ratio": 5.0,
+    "cold_start_ratio": 1.39,
+    "cli_cold_start_ratio": 1.42,
+    "send_c1_share": 0.55,
+    "send_c16_share": 0.37,
+    "stream_share": 0.63,
+    "ttfe_ratio": 5.7,
 }
 """A guard run on REFERENCE_DATE, when the README's figures were taken (ratios)."""
 
