@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import subprocess
 import sys
 import time
@@ -77,8 +78,11 @@ def make_agent(*, streaming: bool = True) -> Agent:
 
 @asynccontextmanager
 async def over_stdio(url: str) -> AsyncIterator[ClientSession]:
-    command = StdioServerParameters(
-        command=sys.executable, args=["-m", "parley.cli", "mcp", url], cwd=str(ROOT)
+    command = StdioServerParameters(  # the whole environment: coverage follows the child
+        command=sys.executable,
+        args=["-m", "parley.cli", "mcp", url],
+        cwd=str(ROOT),
+        env=dict(os.environ),
     )
     async with stdio_client(command) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
