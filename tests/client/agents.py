@@ -52,10 +52,18 @@ def build_client_agent(probe: Probe) -> Agent:
     return agent
 
 
-def client_card(agent: Agent, url: str, *, required_extension: bool = True) -> AgentCard:
-    """Every capability; 1.0 interfaces under the tenant `acme`, then the 0.3 ones; the
+def client_card(
+    agent: Agent,
+    url: str,
+    *,
+    required_extension: bool = True,
+    bindings: tuple[str, ...] = ("JSONRPC", "HTTP+JSON"),
+    grpc_address: str | None = None,
+) -> AgentCard:
+    """Every capability; 1.0 interfaces (`bindings` at `url`, then gRPC at `grpc_address`
+    if given) under the tenant `acme`, then the 0.3 ones; the
     `urn:parley:test:required/v1` extension declared required (or optional)."""
-    base = agent.card(url)
+    base = agent.card(url, bindings=bindings, grpc_address=grpc_address)
     interfaces = tuple(
         AgentInterface(
             url=i.url,

@@ -1,5 +1,5 @@
-"""Shared fixtures of the client tests: the asyncio backend and the four modes a client can
-be pinned to (protocol version by HTTP binding)."""
+"""Shared fixtures of the client tests: the asyncio backend and the modes a client can be
+pinned to (protocol version by binding): the four HTTP ones, and the six with gRPC."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from parley.client import HTTP_JSON_BINDING, JSONRPC_BINDING
+from parley.client import GRPC_BINDING, HTTP_JSON_BINDING, JSONRPC_BINDING
 from parley.protocol.negotiation import Version
 
 
@@ -29,6 +29,11 @@ class Mode:
 
 MODES = [
     Mode(v, b) for v in (Version.V1_0, Version.V0_3) for b in (JSONRPC_BINDING, HTTP_JSON_BINDING)
+]
+EVERY_MODE = [
+    Mode(v, b)
+    for v in (Version.V1_0, Version.V0_3)
+    for b in (JSONRPC_BINDING, HTTP_JSON_BINDING, GRPC_BINDING)
 ]
 
 

@@ -1,13 +1,12 @@
-"""The client over gRPC (issue 6, acceptance 1) against a live Parley gRPC server, in both
-protocol versions: the card names the interface, every operation, streams (in order,
-cancelled mid-stream, dropped and resubscribed, idle), the server's errors decoded into
-its classes with their metadata, credentials, headers and extensions as metadata, deadlines
-and retries, TLS; and, on a scripted gRPC server, every status the translation point knows.
+"""What only the client's gRPC transport has (issue 6), against a live Parley gRPC server in
+both protocol versions: streams cancelled mid-way, dropped and resubscribed, idle; the
+transport's own event stream and channel; credentials, headers and extensions as metadata;
+deadlines and retries; interface addresses and TLS; and, on a scripted gRPC server, every
+status the translation point knows. Every operation in every binding, gRPC among them, is
+in test_parley.py.
 
-The card declares a required extension, so every call proves the version's extensions key
-travels; the 1.0 interface carries the tenant `acme`, so every 1.0 call proves the tenant
-reaches the server. Last, the official SDK's gRPC server (its 1.0 and 0.3 services on
-one port, its card naming both): every operation, in both versions.
+Last, the official SDK's gRPC server (its 1.0 and 0.3 services on one port, its card
+naming both): every operation, in both versions.
 """
 
 from __future__ import annotations
@@ -61,10 +60,7 @@ from parley.client.grpc import GrpcTransport
 from parley.grpc import A2AServicer, GrpcServer
 from parley.grpc.servicer import Settings
 from parley.model import (
-    AgentCapabilities,
     AgentCard,
-    AgentExtension,
-    AuthenticationInfo,
     Message,
     SendMessageRequest,
     Task,
@@ -75,7 +71,6 @@ from parley.model import (
 )
 from parley.protocol.errors import (
     ExtendedAgentCardNotConfiguredError,
-    ExtensionSupportRequiredError,
     FieldViolation,
     InvalidParamsError,
     MethodNotFoundError,
@@ -93,16 +88,16 @@ from tests.client.agents import (
     API_KEY,
     EXTENSION,
     OPTIONAL_EXTENSION,
-    TENANT,
     TOKEN,
     TokenAuthenticator,
     build_client_agent,
+    client_card,
 )
 from tests.client.scripted import Exchange, Proxy, Request, scripted
 from tests.client.sdk_server import EXTENDED_NAME as SDK_EXTENDED_NAME
 from tests.client.sdk_server import Gates, SkillExecutor, sdk_card
 from tests.grpc.conftest import free_port
-from tests.interop.agent import QUESTION, STREAM_CHUNKS, Probe
+from tests.interop.agent import STREAM_CHUNKS, Probe
 
 pytestmark = pytest.mark.anyio
 
@@ -114,20 +109,7 @@ CARD_PATH = "/.well-known/agent-card.json"
 def grpc_card(url: str, address: str) -> AgentCard:
     """Only the gRPC interfaces (1.0 under the tenant), every capability, the required
     and the optional extension."""
-    agent = build_client_agent(Probe())
-    base = agent.card(url, bindings=(), grpc_address=address)
-    interfaces = tuple(
-        replace(i, tenant=TENANT if i.protocol_version == Version.V1_0.value else "")
-        for i in base.supported_interfaces
-    )
-    extensions = (
-        AgentExtension(uri=EXTENSION, required=True),
-        AgentExtension(uri=OPTIONAL_EXTENSION),
-    )
-    capabilities = AgentCapabilities(
-        streaming=True, push_notifications=True, extended_agent_card=True, extensions=extensions
-    )
-    return replace(base, supported_interfaces=interfaces, capabilities=capabilities)
+    return client_card(build_client_agent(Probe()), url, bindings=(), grpc_address=address)
 
 
 @dataclass
@@ -224,164 +206,7 @@ async def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> None:
             await anyio.sleep(0.01)
 
 
-# ---------------------------------------------------------------------------- every operation
-
-
-async def test_connect_picks_the_grpc_interface_of_the_version(
-    client: Client, served: Served, version: Version
-) -> None:
-    """R-BIND-6: the card's gRPC interface of the version (a bare `host:port`, 1.0's with
-    its tenant), dialled by the gRPC transport."""
-    assert client.interface is not None
-    assert (client.interface.protocol_binding, client.version) == (GRPC, version)
-    assert isinstance(client.transport, GrpcTransport)
-    assert client.transport.target == served.server.address
-    assert client.tenant == (TENANT if version is Version.V1_0 else "")
-
-
-async def test_blocking_send_returns_the_finished_task(client: Client) -> None:
-    message = ask(key("echo"), "echo")
-    task = await task_of(client, message)
-    assert task.status.state is TaskState.COMPLETED
-    assert [text_of(a.parts) for a in task.artifacts] == [text_of(message.parts)]
-    assert task.history[0].message_id == message.message_id
-
-
-async def test_send_options_and_multi_turn(client: Client) -> None:
-    """INPUT_REQUIRED, then the follow-up with `historyLength` 1 completes the task."""
-    asked = await task_of(client, ask(key("greet"), "greet"))
-    assert asked.status.state is TaskState.INPUT_REQUIRED
-    assert asked.status.message is not None
-    assert text_of(asked.status.message.parts) == QUESTION
-    reply = user_message("Ada", task_id=asked.id)
-    done = await client.send(reply, history_length=1, accepted_output_modes=["text/plain"])
-    assert isinstance(done, Task)
-    assert (done.id, done.status.state) == (asked.id, TaskState.COMPLETED)
-    assert [m.message_id for m in done.history] == [reply.message_id]
-    assert [text_of(a.parts) for a in done.artifacts] == ["Hello, Ada!"]
-
-
-async def test_a_direct_reply_is_a_message(client: Client) -> None:
-    result = await client.send(ask("hello", "direct"))
-    assert isinstance(result, Message)
-    assert text_of(result.parts) == "direct: hello"
-
-
-async def test_non_blocking_send_then_get_task(
-    client: Client, served: Served, gates: list[str]
-) -> None:
-    text = key("slow")
-    gates.append(text)
-    task = await task_of(client, ask(text, "slow"), return_immediately=True)
-    assert task.status.state in (TaskState.SUBMITTED, TaskState.WORKING)
-    served.probe.gate(text).set()
-    with anyio.fail_after(5):
-        while (await client.get_task(task.id)).status.state is not TaskState.COMPLETED:
-            await anyio.sleep(0.02)
-
-
-async def test_get_task_history_length(client: Client, version: Version) -> None:
-    """R-TASK-1/2: the N most recent messages. 0 means none, except in 0.3, whose proto
-    field has no presence: 0 is "not set", unlimited (as in 0.3 REST's query)."""
-    asked = await task_of(client, ask(key("history"), "greet"))
-    await task_of(client, user_message("Grace", task_id=asked.id))
-    full = await client.get_task(asked.id)
-    assert len(full.history) == 3
-    one = await client.get_task(asked.id, history_length=1)
-    assert [m.message_id for m in one.history] == [full.history[-1].message_id]
-    none = await client.get_task(asked.id, history_length=0)
-    assert len(none.history) == (0 if version is Version.V1_0 else 3)
-
-
-async def test_list_tasks(client: Client, version: Version) -> None:
-    """1.0: filtered and paged; 0.3 has no ListTasks: MethodNotFoundError, no call made."""
-    context_id = uuid.uuid4().hex
-    ids = {
-        (await task_of(client, ask(key("list"), "echo", context_id=context_id))).id
-        for _ in range(3)
-    }
-    if version is Version.V0_3:
-        with pytest.raises(MethodNotFoundError) as raised:
-            await client.list_tasks(context_id=context_id)
-        assert raised.value.metadata == {"method": "ListTasks"}
-        return
-    page = await client.list_tasks(context_id=context_id, page_size=2)
-    assert (len(page.tasks), page.total_size) == (2, 3)
-    rest = await client.list_tasks(context_id=context_id, page_token=page.next_page_token)
-    assert {t.id for t in page.tasks + rest.tasks} == ids
-    assert rest.next_page_token == ""
-    done = await client.list_tasks(context_id=context_id, status=TaskState.COMPLETED)
-    assert done.total_size == 3
-
-
-async def test_cancel_task(client: Client, served: Served) -> None:
-    text = key("cancel")
-    task = await task_of(client, ask(text, "until_cancelled"), return_immediately=True)
-    await wait_until(served.probe.started(text).is_set)
-    cancelled = await client.cancel_task(task.id)
-    assert (cancelled.id, cancelled.status.state) == (task.id, TaskState.CANCELED)
-    await wait_until(lambda: text in served.probe.cancelled)
-
-
-async def test_push_config_crud(client: Client) -> None:
-    task = await task_of(client, ask(key("push"), "echo"))
-    auth = AuthenticationInfo(scheme="Bearer", credentials="hook-token")
-    created = await client.create_push_config(
-        task.id, "https://example.com/hook", config_id="c1", token="t0k", authentication=auth
-    )
-    assert (created.task_id, created.id, created.url) == (task.id, "c1", "https://example.com/hook")
-    assert created.authentication == auth
-    got = await client.get_push_config(task.id, "c1")  # its secrets are not shown (R-PUSH-21)
-    assert (got.id, got.token, got.authentication) == ("c1", "", replace(auth, credentials=""))
-    assert [c.id for c in (await client.list_push_configs(task.id)).configs] == ["c1"]
-    await client.delete_push_config(task.id, "c1")
-    assert (await client.list_push_configs(task.id)).configs == ()
-    with pytest.raises(TaskNotFoundError):
-        await client.get_push_config(task.id, "c1")
-
-
-async def test_extended_card(client: Client) -> None:
-    card = await client.get_extended_card()
-    assert card.name == EXTENDED_NAME
-    assert client.card == card
-
-
 # ---------------------------------------------------------------------------- streams
-
-
-async def test_stream_yields_every_event_in_order(client: Client) -> None:
-    stream = client.stream(ask(key("chunks"), "chunks"))
-    items = await collect(stream)
-    assert [type(i) for i in items] == [Task, TaskStatusUpdateEvent] + [
-        TaskArtifactUpdateEvent
-    ] * len(STREAM_CHUNKS) + [TaskStatusUpdateEvent]
-    chunks = [text_of(i.artifact.parts) for i in items if isinstance(i, TaskArtifactUpdateEvent)]
-    assert chunks == list(STREAM_CHUNKS)
-    last = items[-1]
-    assert isinstance(last, TaskStatusUpdateEvent)
-    assert last.status.state is TaskState.COMPLETED
-    assert (stream.task_id, stream.reconnects, stream.last_event_id) == (last.task_id, 0, "")
-
-
-async def test_a_streamed_direct_reply_is_one_message(client: Client) -> None:
-    items = await collect(client.stream(ask("hi", "direct")))
-    assert [type(i) for i in items] == [Message]
-
-
-async def test_subscribe_to_a_running_task(
-    client: Client, served: Served, gates: list[str]
-) -> None:
-    text = key("background")
-    gates.append(text)
-    task = await task_of(client, ask(text, "background"), return_immediately=True)
-    await wait_until(served.probe.started(text).is_set)
-    async with client.subscribe(task.id) as stream:
-        first = await anext(stream)
-        assert isinstance(first, Task)
-        assert (first.id, first.status.state) == (task.id, TaskState.WORKING)
-        served.probe.gate(text).set()
-        rest = [item async for item in stream]
-    assert [type(i) for i in rest] == [TaskArtifactUpdateEvent, TaskStatusUpdateEvent]
 
 
 async def test_closing_a_stream_mid_way_cancels_the_call(client: Client, served: Served) -> None:
@@ -459,51 +284,6 @@ async def test_an_idle_stream_fails(served: Served, version: Version) -> None:
             await collect(stream)
 
 
-# ---------------------------------------------------------------------------- errors
-
-
-async def test_server_errors_carry_class_message_and_metadata(client: Client) -> None:
-    with pytest.raises(TaskNotFoundError) as unknown:
-        await client.get_task("no-such-task")
-    assert unknown.value.metadata == {"taskId": "no-such-task"}
-    assert unknown.value.message == "Task no-such-task not found"
-    with pytest.raises(InvalidParamsError) as invalid:
-        await client.get_task("any", history_length=-1)
-    assert invalid.value.field_violations == (
-        FieldViolation(field="historyLength", description="must be >= 0, got -1"),
-    )
-
-
-ERRORS = {
-    "cancel-terminal": TaskNotCancelableError,
-    "subscribe-terminal": UnsupportedOperationError,
-    "send-terminal": UnsupportedOperationError,
-}
-
-
-@pytest.mark.parametrize("case", list(ERRORS))
-async def test_errors_are_the_servers_classes(client: Client, case: str) -> None:
-    done = await task_of(client, ask(key("done"), "echo"))
-    calls: dict[str, Callable[[], Awaitable[object]]] = {
-        "cancel-terminal": lambda: client.cancel_task(done.id),
-        "subscribe-terminal": lambda: collect(client.subscribe(done.id)),
-        "send-terminal": lambda: client.send("more", task_id=done.id),
-    }
-    with pytest.raises(ERRORS[case]) as raised:
-        await calls[case]()
-    assert raised.value.metadata["taskId"] == done.id
-
-
-async def test_without_the_required_extension_every_call_fails(
-    served: Served, version: Version
-) -> None:
-    """R-CAP-2, in both versions (gRPC carries the ErrorInfo reason in 0.3 too)."""
-    async with Client.connect(served.url, versions=[version], bindings=[GRPC]) as bare:
-        with pytest.raises(ExtensionSupportRequiredError, match=EXTENSION) as raised:
-            await bare.get_task("any")
-    assert type(raised.value) is ExtensionSupportRequiredError
-
-
 # ---------------------------------------------------------------------------- metadata
 
 
@@ -551,19 +331,6 @@ async def test_with_credentials_connect_fetches_the_extended_card(
     ) as client:
         assert client.card is not None
         assert client.card.name == EXTENDED_NAME
-
-
-async def test_the_tenant_scopes_the_tasks(
-    client: Client, served: Served, version: Version
-) -> None:
-    task = await task_of(client, ask(key("tenant"), "echo"))
-    transport = GrpcTransport(served.server.address, version)
-    async with Client(transport, extensions=[EXTENSION]) as untenanted:
-        if version is Version.V1_0:
-            with pytest.raises(TaskNotFoundError):
-                await untenanted.get_task(task.id)
-        else:
-            assert (await untenanted.get_task(task.id)).id == task.id
 
 
 # ---------------------------------------------------------------------------- deadlines, retries

@@ -1,9 +1,11 @@
-"""The client against a live Parley server (uvicorn on 127.0.0.1): every operation in both
-protocol versions over JSON-RPC and HTTP+JSON (acceptance 1).
+"""The client against a live Parley server (uvicorn on 127.0.0.1, gRPC beside it): every
+operation in both protocol versions over JSON-RPC, HTTP+JSON and gRPC (issues 1 and 6,
+acceptance 1). What only gRPC has (its channel, deadlines, statuses, TLS) is in
+test_grpc.py.
 
 The card declares a required extension, so every call proves the version's extensions
-header travels; its 1.0 interfaces carry the tenant `acme`, so every 1.0 call proves the
-tenant reaches the server (REST: the `/{tenant}` routes).
+header (gRPC: metadata key) travels; its 1.0 interfaces carry the tenant `acme`, so every
+1.0 call proves the tenant reaches the server (REST: the `/{tenant}` routes).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from msgspec.structs import replace
 
 from parley.asgi import A2AApp, build_app
 from parley.client import (
+    GRPC_BINDING,
+    HTTP_JSON_BINDING,
+    JSONRPC_BINDING,
     Client,
     ClientStream,
     JsonRpcTransport,
@@ -26,6 +31,8 @@ from parley.client import (
     StreamItem,
     user_message,
 )
+from parley.client.grpc import GrpcTransport
+from parley.grpc import GrpcServer
 from parley.model import (
     AuthenticationInfo,
     Message,
@@ -37,6 +44,7 @@ from parley.model import (
 )
 from parley.protocol.errors import (
     ExtensionSupportRequiredError,
+    FieldViolation,
     InvalidParamsError,
     MethodNotFoundError,
     TaskNotCancelableError,
@@ -53,13 +61,24 @@ from tests.client.agents import (
     build_client_agent,
     client_card,
 )
-from tests.client.conftest import Mode
+from tests.client.conftest import EVERY_MODE, Mode
 from tests.interop.agent import QUESTION, STREAM_CHUNKS, Probe
-from tests.interop.live import Live, serving
+from tests.interop.live import Live, free_port, serving
 
 pytestmark = pytest.mark.anyio
 
 EXTENDED_NAME = "Client tests (extended)"
+TRANSPORTS: dict[str, type[JsonRpcTransport | RestTransport | GrpcTransport]] = {
+    JSONRPC_BINDING: JsonRpcTransport,
+    HTTP_JSON_BINDING: RestTransport,
+    GRPC_BINDING: GrpcTransport,
+}
+
+
+@pytest.fixture(params=EVERY_MODE, ids=str)
+def mode(request: pytest.FixtureRequest) -> Mode:
+    value: Mode = request.param
+    return value
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +86,19 @@ def live() -> Iterator[Live]:
     probe = Probe()
     agent = build_client_agent(probe)
     services: list[AgentService] = []
+    grpc_port = free_port()
 
     def make_app(url: str) -> A2AApp:
-        card = client_card(agent, url)
+        card = client_card(agent, url, grpc_address=f"127.0.0.1:{grpc_port}")
         extended = replace(card, name=EXTENDED_NAME)
         service = AgentService(agent.executor(), card, extended_card=extended)
         services.append(service)
         return build_app(service, authenticator=TokenAuthenticator())
 
-    with serving(make_app) as url:
+    def make_grpc() -> GrpcServer:
+        return GrpcServer(services[0], port=grpc_port, authenticator=TokenAuthenticator())
+
+    with serving(make_app, make_grpc) as url:
         yield Live(url, services[0], probe)
 
 
@@ -148,8 +171,7 @@ async def test_connect_selects_the_interface_of_the_mode(client: Client, mode: M
     assert client.interface is not None
     assert (client.interface.protocol_binding, client.version) == (mode.binding, mode.version)
     assert client.tenant == (TENANT if mode.version is Version.V1_0 else "")
-    kind = JsonRpcTransport if mode.binding == "JSONRPC" else RestTransport
-    assert isinstance(client.transport, kind)
+    assert isinstance(client.transport, TRANSPORTS[mode.binding])
     assert client.card is not None
     assert client.card.name == "Interop"
 
@@ -246,6 +268,7 @@ async def test_cancel_task(client: Client, live: Live) -> None:
     await wait_until(live.probe.started(text).is_set)
     cancelled = await client.cancel_task(task.id)
     assert (cancelled.id, cancelled.status.state) == (task.id, TaskState.CANCELED)
+    await wait_until(lambda: text in live.probe.cancelled)
 
 
 async def test_multi_turn_follow_up(client: Client) -> None:
@@ -260,7 +283,8 @@ async def test_multi_turn_follow_up(client: Client) -> None:
 
 
 async def test_get_task_history_length(client: Client, mode: Mode) -> None:
-    """R-TASK-1/2: the N most recent messages (0 means none, except 0.3 REST: unlimited)."""
+    """R-TASK-1/2: the N most recent messages. 0 means none, except in 0.3 REST's query
+    and 0.3 gRPC's proto field (no presence: 0 is "not set"): unlimited."""
     asked = await task_of(client, ask(key("history"), "greet"))
     await task_of(client, user_message("Grace", task_id=asked.id))
     full = await client.get_task(asked.id)
@@ -268,8 +292,8 @@ async def test_get_task_history_length(client: Client, mode: Mode) -> None:
     one = await client.get_task(asked.id, history_length=1)
     assert [m.message_id for m in one.history] == [full.history[-1].message_id]
     none = await client.get_task(asked.id, history_length=0)
-    rest_v03 = mode == Mode(Version.V0_3, "HTTP+JSON")
-    assert len(none.history) == (3 if rest_v03 else 0)
+    unlimited = mode.version is Version.V0_3 and mode.binding != JSONRPC_BINDING
+    assert len(none.history) == (3 if unlimited else 0)
 
 
 async def test_list_tasks(client: Client, mode: Mode) -> None:
@@ -281,8 +305,9 @@ async def test_list_tasks(client: Client, mode: Mode) -> None:
         for _ in range(3)
     }
     if mode.version is Version.V0_3:
-        with pytest.raises(MethodNotFoundError):
+        with pytest.raises(MethodNotFoundError) as raised:
             await client.list_tasks(context_id=context_id)
+        assert raised.value.metadata == {"method": "ListTasks"}
         return
     page = await client.list_tasks(context_id=context_id, page_size=2)
     assert (len(page.tasks), page.total_size) == (2, 3)
@@ -333,7 +358,8 @@ async def test_the_extensions_header_activates_extensions(client: Client) -> Non
 
 async def test_without_the_required_extension_every_call_fails(live: Live, mode: Mode) -> None:
     """R-CAP-2: the server's ExtensionSupportRequiredError, decoded in every mode (0.3
-    REST has no status of its own for it, 400, but its body's `code` names it)."""
+    REST has no status of its own for it, 400, but its body's `code` names it; gRPC
+    carries the ErrorInfo reason in 0.3 too)."""
     async with Client.connect(live.url, versions=[mode.version], bindings=[mode.binding]) as bare:
         with pytest.raises(ExtensionSupportRequiredError, match=EXTENSION) as raised:
             await bare.get_task("any")
@@ -344,9 +370,8 @@ async def test_the_tenant_scopes_the_tasks(client: Client, live: Live, mode: Mod
     """REFERENCE §5.3, §10: a 1.0 interface's tenant goes into every request; a client
     without it does not see the tenant's tasks."""
     task = await task_of(client, ask(key("tenant"), "echo"))
-    transport = (JsonRpcTransport if mode.binding == "JSONRPC" else RestTransport)(
-        live.url, mode.version
-    )
+    assert client.interface is not None
+    transport = TRANSPORTS[mode.binding](client.interface.url, mode.version)
     async with Client(transport, extensions=[EXTENSION]) as untenanted:
         if mode.version is Version.V1_0:
             with pytest.raises(TaskNotFoundError):
@@ -355,25 +380,48 @@ async def test_the_tenant_scopes_the_tasks(client: Client, live: Live, mode: Mod
             assert (await untenanted.get_task(task.id)).id == task.id
 
 
+def carries_details(mode: Mode) -> bool:
+    """Whether an error's metadata and field violations reach the client: 1.0 sends them
+    in every binding; 0.3 only over gRPC (its JSON errors have no place for them)."""
+    return mode.version is Version.V1_0 or mode.binding == GRPC_BINDING
+
+
+async def test_server_errors_carry_class_message_and_metadata(client: Client, mode: Mode) -> None:
+    """R-ERR: the error's class and message in every mode, with its metadata and field
+    violations where the version's binding carries them."""
+    with pytest.raises(TaskNotFoundError) as unknown:
+        await client.get_task("no-such-task")
+    with pytest.raises(InvalidParamsError) as invalid:
+        await client.get_task("any", history_length=-1)
+    if not carries_details(mode):
+        assert (unknown.value.metadata, invalid.value.field_violations) == ({}, ())
+        return
+    assert unknown.value.metadata == {"taskId": "no-such-task"}
+    assert unknown.value.message == "Task no-such-task not found"
+    assert invalid.value.field_violations == (
+        FieldViolation(field="historyLength", description="must be >= 0, got -1"),
+    )
+
+
 ERRORS = {
-    "get-unknown": TaskNotFoundError,
     "cancel-terminal": TaskNotCancelableError,
     "subscribe-terminal": UnsupportedOperationError,
     "send-terminal": UnsupportedOperationError,
-    "bad-history-length": InvalidParamsError,
 }
 
 
 @pytest.mark.parametrize("case", list(ERRORS))
-async def test_server_errors_are_raised_as_the_servers_classes(client: Client, case: str) -> None:
-    """The same error classes the server raises, in every mode (R-BIND-3)."""
+async def test_server_errors_are_raised_as_the_servers_classes(
+    client: Client, mode: Mode, case: str
+) -> None:
+    """The same error classes the server raises, naming the task, in every mode (R-BIND-3)."""
     done = await task_of(client, ask(key("done"), "echo"))
     calls: dict[str, Callable[[], Awaitable[object]]] = {
-        "get-unknown": lambda: client.get_task("no-such-task"),
-        "bad-history-length": lambda: client.get_task(done.id, history_length=-1),
         "cancel-terminal": lambda: client.cancel_task(done.id),
         "subscribe-terminal": lambda: collect(client.subscribe(done.id)),
         "send-terminal": lambda: client.send("more", task_id=done.id),
     }
-    with pytest.raises(ERRORS[case]):
+    with pytest.raises(ERRORS[case]) as raised:
         await calls[case]()
+    if carries_details(mode):
+        assert raised.value.metadata["taskId"] == done.id
