@@ -17,10 +17,13 @@ def conversation_key(task: TaskContext) -> str:
     """The A2A context id for an anonymous caller; `<caller id, percent-encoded>/<context
     id>` for an authenticated one, so that one caller naming another's context id does not
     reach the other's conversation (DESIGN 8: scope before lookup). The caller id is
-    encoded so that no two (caller, context) pairs make the same key."""
+    encoded so that no two (caller, context) pairs make the same key; an anonymous
+    caller's context id holding a `/` (`alice/c1`, which would be Alice's key for `c1`) is
+    prefixed with `:`, which no encoded caller id holds."""
     caller = task.caller.id
     if caller == ANONYMOUS:
-        return task.context_id
+        context = task.context_id
+        return f":{context}" if "/" in context else context
     return f"{quote(caller, safe='')}/{task.context_id}"
 
 
