@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from parley.wire.json import dumps
+from parley.wire.json_bytes import dumps
 
 
 @dataclass

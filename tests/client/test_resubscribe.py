@@ -42,7 +42,7 @@ from parley.protocol.operations import Operation
 from parley.wire import jsonrpc
 from parley.wire.codecs import JSONRPC
 from parley.wire.errors import jsonrpc_error
-from parley.wire.json import loads
+from parley.wire.json_bytes import loads
 from tests.client.scripted import Exchange, Request, scripted
 
 pytestmark = pytest.mark.anyio

@@ -26,7 +26,7 @@ from parley.protocol.operations import Route
 from parley.wire import jsonrpc
 from parley.wire.codecs import JSONRPC
 from parley.wire.errors import rest_error
-from parley.wire.json import dumps, loads
+from parley.wire.json_bytes import dumps, loads
 from tests.client.scripted import Exchange, Handler, Request, scripted
 
 pytestmark = pytest.mark.anyio

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from parley.wire import json
+from parley.wire import json_bytes
 from parley.wire.sse import SSEParser
 
 HEADERS = {"A2A-Version": "1.0"}
@@ -106,7 +106,9 @@ async def streamer(client: httpx.AsyncClient, ledger: Ledger) -> None:
             seen: Seen | None = None
             async for chunk in response.aiter_bytes():
                 for event in parser.feed(chunk):
-                    seen = _record(ledger, seen, sent, json.loads(event.data.encode())["result"])
+                    seen = _record(
+                        ledger, seen, sent, json_bytes.loads(event.data.encode())["result"]
+                    )
 
 
 def _record(ledger: Ledger, seen: Seen | None, sent: dict[str, Any], result: Any) -> Seen:

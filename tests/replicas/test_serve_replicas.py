@@ -20,7 +20,7 @@ import httpx
 import pytest
 import redis
 
-from parley.wire import json
+from parley.wire import json_bytes
 from parley.wire.sse import SSEParser
 from tests.replicas.agent import CHUNKS, EXECUTIONS
 from tests.serving import wait_for_card
@@ -117,7 +117,7 @@ async def _subscribe(url: str, task_id: str, into: list[dict[str, Any]]) -> None
         parser = SSEParser()
         async for chunk in response.aiter_bytes():
             for event in parser.feed(chunk):
-                answer = json.loads(event.data.encode())
+                answer = json_bytes.loads(event.data.encode())
                 assert "error" not in answer, answer
                 into.append(answer["result"])
 

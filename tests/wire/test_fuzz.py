@@ -26,7 +26,7 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS
-from parley.wire import json as wire_json
+from parley.wire import json_bytes as wire_json
 from parley.wire import jsonrpc
 from parley.wire.codec import Codec
 from parley.wire.limits import Limits

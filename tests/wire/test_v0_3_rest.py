@@ -32,7 +32,7 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import codecs
 from parley.wire.codec import Codec
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 from parley.wire.v0_3 import CODEC as JSONRPC
 from parley.wire.v0_3.rest import CODEC, RestCodec
 from tests.strategies import (

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, quote
 
 from parley.asgi.guard import check_content_type, check_untyped_body, media_type
 from parley.protocol.negotiation import VERSION_HEADER
-from parley.wire.json import JSON, dumps, too_large
+from parley.wire.json_bytes import JSON, dumps, too_large
 from parley.wire.limits import Limits
 
 Scope = MutableMapping[str, Any]

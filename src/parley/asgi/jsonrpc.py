@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from parley.asgi import streaming
 from parley.asgi.calls import (
     Settings,
-    answer_version,
     authenticate,
     call_context,
     call_unary,
@@ -26,12 +25,13 @@ from parley.protocol.errors import (
     A2AError,
     MethodNotFoundError,
 )
-from parley.protocol.negotiation import Version
+from parley.protocol.negotiation import AskedVersion, Version, ask_version
 from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
 from parley.server.context import Caller
+from parley.server.handler import STREAMING, UNARY
 from parley.wire import codecs, jsonrpc, sse
 from parley.wire.codecs import JSONRPC
-from parley.wire.json import dumps, loads
+from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied
 
 
@@ -50,7 +50,8 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
     `id` is checked like any other (method, version, params) and its error answered with
     `"id": null`, since A2A defines no notifications (every method's request has an `id`);
     one that passes is not executed and gets an empty 204."""
-    reply = _Reply(None, answer_version(exchange.request, settings.served))
+    asked = ask_version(exchange.request.version_header, settings.served)
+    reply = _Reply(None, asked.answer)
     try:
         caller = await authenticate(settings, exchange)
     except A2AError as err:
@@ -59,13 +60,15 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
         return
     try:
         with applied(settings.limits):
-            await _serve(settings, exchange, reply, caller)
+            await _serve(settings, exchange, reply, caller, asked)
     except A2AError as err:
         body = jsonrpc.failure(reply.id, err, reply.version)
         await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
 
 
-async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: Caller) -> None:
+async def _serve(
+    settings: Settings, exchange: Exchange, reply: _Reply, caller: Caller, asked: AskedVersion
+) -> None:
     value = loads(await exchange.read_body(settings.limits), settings.limits)
     reply.id = jsonrpc.request_id_of(value)
     call = jsonrpc.parse_request(value)
@@ -76,7 +79,7 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         )
     operation, version = found
     reply.version = version
-    reply.version = version = require_version(exchange.request, version, settings.served)
+    reply.version = version = require_version(asked, version)
     spec = OPERATIONS[operation]
     codec = JSONRPC[version]
     params = {} if call.params is None else call.params
@@ -92,7 +95,7 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
         await exchange.respond(204, content_type=None)
         return
     if not spec.streaming:
-        result = await call_unary(settings.handler, spec, ctx, request)
+        result = await call_unary(settings.handler, UNARY[operation], ctx, request)
         body = jsonrpc.success(call.id, codec.encode_response(operation, result))
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
@@ -112,7 +115,7 @@ async def _serve(settings: Settings, exchange: Exchange, reply: _Reply, caller: 
     in_stream = codecs.JSONRPC_ERRORS_IN_STREAM[version]
     framing = streaming.Framing(event, error)
     try:
-        events = open_stream(settings.handler, spec, ctx, request)
+        events = open_stream(settings.handler, STREAMING[operation], ctx, request)
     except A2AError as err:
         if not in_stream:
             raise

@@ -18,7 +18,7 @@ from parley.asgi.app import HEALTH_PATH, A2AApp, lifespan
 from parley.asgi.guard import Refused, allowed_host_names, check_host
 from parley.asgi.http import Receive, Request, Scope, Send
 from parley.asgi.root import HTML_TYPE, PAGE_HEADERS, index_page, wants_page
-from parley.wire.json import JSON, dumps
+from parley.wire.json_bytes import JSON, dumps
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")
 """An agent's name in its path: lower-case letters, digits, `_ . -`, at most 63."""

@@ -14,7 +14,6 @@ from urllib.parse import unquote
 from parley.asgi import streaming
 from parley.asgi.calls import (
     Settings,
-    answer_version,
     authenticate,
     call_context,
     call_unary,
@@ -32,13 +31,14 @@ from parley.protocol.errors import (
     VersionNotSupportedError,
     invalid_field,
 )
-from parley.protocol.negotiation import VERSION_HEADER, Version, parse_version
+from parley.protocol.negotiation import VERSION_HEADER, Version, ask_version
 from parley.protocol.operations import OPERATIONS, OperationSpec
 from parley.server.context import Caller
+from parley.server.handler import STREAMING, UNARY
 from parley.wire import sse
 from parley.wire.codecs import REST
 from parley.wire.errors import rest_error
-from parley.wire.json import dumps, loads
+from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
@@ -177,10 +177,11 @@ async def _payload(
 
 async def serve_rest(settings: Settings, exchange: Exchange) -> None:
     """Answer one request on any path that is not the JSON-RPC URL, a card or health."""
-    version = answer_version(exchange.request, settings.served)
+    asked = ask_version(exchange.request.version_header, settings.served)
+    version = asked.answer
     try:
         caller = await authenticate(settings, exchange)
-        version = parse_version(exchange.request.version_header, settings.served)
+        version = asked.required()
         with applied(settings.limits):
             await _serve(settings, exchange, version, caller)
     except _WrongVerbError as err:
@@ -205,7 +206,7 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
         caller=caller,
     )
     if not spec.streaming:
-        result = await call_unary(settings.handler, spec, ctx, model_request)
+        result = await call_unary(settings.handler, UNARY[spec.operation], ctx, model_request)
         body = codec.encode_response(spec.operation, result)
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
@@ -220,7 +221,7 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(rest_error(err, version, table=settings.errors)[1]), event="error")
 
-    events = open_stream(settings.handler, spec, ctx, model_request)
+    events = open_stream(settings.handler, STREAMING[spec.operation], ctx, model_request)
     await streaming.stream(
         exchange,
         events,

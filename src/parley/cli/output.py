@@ -27,7 +27,7 @@ from parley.model import (
     UrlPart,
 )
 from parley.protocol.operations import Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 from parley.wire.v1_0.json import CODEC
 
 Result = SendMessageResult | ListTasksResponse

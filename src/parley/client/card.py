@@ -24,7 +24,7 @@ from parley.protocol.errors import VersionNotSupportedError
 from parley.protocol.negotiation import DRAFT_VERSIONS, Version, parse_version
 from parley.wire.cards import LEGACY, PRIMARY
 from parley.wire.codecs import JSONRPC
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 
 JSONRPC_BINDING = "JSONRPC"
 HTTP_JSON_BINDING = "HTTP+JSON"

@@ -31,7 +31,7 @@ from parley.model import StreamEvent
 from parley.protocol.errors import A2AError
 from parley.protocol.negotiation import EXTENSIONS_HEADERS, VERSION_HEADER, Version
 from parley.wire import sse
-from parley.wire.json import JSON, loads
+from parley.wire.json_bytes import JSON, loads
 from parley.wire.limits import Limits
 
 JSON_MEDIA_TYPE = "application/json"

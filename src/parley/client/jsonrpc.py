@@ -31,7 +31,7 @@ from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import jsonrpc, sse
 from parley.wire.codecs import JSONRPC
 from parley.wire.errors import from_jsonrpc_error
-from parley.wire.json import JSON, dumps
+from parley.wire.json_bytes import JSON, dumps
 
 
 def read_envelope(value: JSON, request_id: int, status: int) -> JSON:

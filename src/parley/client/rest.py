@@ -35,7 +35,7 @@ from parley.protocol.operations import OPERATIONS, Operation, Route
 from parley.wire import sse
 from parley.wire.codecs import REST
 from parley.wire.errors import BY_REASON, ERROR_INFO_TYPE, ERROR_TABLE, from_rest_error
-from parley.wire.json import JSON, dumps, loads
+from parley.wire.json_bytes import JSON, dumps, loads
 from parley.wire.limits import Limits
 
 _PARAMETER = re.compile(r"\{(\w+)\}")

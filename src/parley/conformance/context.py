@@ -29,7 +29,7 @@ from parley.protocol.negotiation import DEFAULT_VERSION
 from parley.protocol.operations import Operation
 from parley.wire.cards import LEGACY, PRIMARY
 from parley.wire.errors import DEFAULT_WIRE_COMPAT, ERROR_INFO_TYPE, ERROR_TABLE, V1_0_0_CELLS
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 
 TEXT = "parley check: a conformance probe"
 

@@ -20,7 +20,7 @@ from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import jsonrpc
 from parley.wire.codec import Codec
 from parley.wire.codecs import JSONRPC, REST
-from parley.wire.json import JSON, dumps
+from parley.wire.json_bytes import JSON, dumps
 from parley.wire.sse import MEDIA_TYPE, SSEParser
 
 HTTP_BINDINGS = (JSONRPC_BINDING, HTTP_JSON_BINDING)

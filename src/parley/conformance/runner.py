@@ -34,7 +34,7 @@ from parley.conformance.results import (
 )
 from parley.model import AgentCard, AgentInterface
 from parley.protocol.negotiation import Version, parse_version
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 
 CHECKS: tuple[Check, ...] = tuple(
     check

@@ -23,7 +23,7 @@ from parley.protocol.errors import A2AError, MethodNotFoundError
 from parley.server.context import CallContext
 from parley.server.push.outbox import BEHIND, DEAD, PENDING, Delivery
 from parley.wire.errors import rest_error
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 
 PREFIX = "/inspector"
 ASSETS = {

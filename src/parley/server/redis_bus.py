@@ -41,7 +41,7 @@ from parley.server import redis_leases as leases
 from parley.server.broker import Entry, EventBroker, Subscription, TaskKey, Turn
 from parley.server.context import CallContext
 from parley.server.redis_turns import RedisTurns
-from parley.wire import json as wire_json
+from parley.wire import json_bytes as wire_json
 from parley.wire.v1_1.json import CODEC  # 1.0's JSON with generations
 
 log = logging.getLogger("parley.bus")
@@ -172,7 +172,7 @@ class RedisBus(EventBroker):
         try:
             await self.leases.hold(key)
         except Exception as exc:
-            log.warning("leases: task %s runs without a lease (%s)", key[2], exc)
+            log.warning("leases: task %s runs without a lease (%s)", key.task_id, exc)
 
     def released(self, key: TaskKey) -> None:
         if self.leases is not None:
@@ -205,7 +205,7 @@ class RedisBus(EventBroker):
                     turns.heard(message["data"])
                 else:
                     key, answer = wire_json.loads(message["data"])
-                    self._later(self._stop_here((key[0], key[1], key[2]), answer))
+                    self._later(self._stop_here(TaskKey(key[0], key[1], key[2]), answer))
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
@@ -221,16 +221,16 @@ class RedisBus(EventBroker):
             for _ in range(heard):
                 left = deadline - time.monotonic()
                 if left <= 0 or await self._redis.blpop([answer], timeout=left) is None:
-                    log.warning("event bus: a replica did not confirm stopping %s", key[2])
+                    log.warning("event bus: a replica did not confirm stopping %s", key.task_id)
                     break
         except Exception:
-            log.exception("event bus: the other replicas were not asked to stop %s", key[2])
+            log.exception("event bus: the other replicas were not asked to stop %s", key.task_id)
 
     async def _stop_here(self, key: TaskKey, answer: str) -> None:
         try:
             await self.stops(key)
         except Exception:
-            log.exception("event bus: the run of %s did not stop cleanly", key[2])
+            log.exception("event bus: the run of %s did not stop cleanly", key.task_id)
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.rpush(answer, "1")

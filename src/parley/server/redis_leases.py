@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from parley.server.broker import TaskKey
-from parley.wire import json as wire_json
+from parley.wire import json_bytes as wire_json
 
 log = logging.getLogger("parley.bus")
 
@@ -113,7 +113,7 @@ class RedisLeases:
         for member in found:
             if await self.client.zrem(self.key, member):
                 *task, holder = wire_json.loads(member)
-                won.append(((task[0], task[1], task[2]), holder))
+                won.append((TaskKey(task[0], task[1], task[2]), holder))
         return won
 
     async def give_back(self, task: TaskKey, holder: str) -> None:

@@ -31,7 +31,7 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.server.broker import Takes, TaskKey, Turn
 from parley.server.context import CallContext, Caller
-from parley.wire import json as wire_json
+from parley.wire import json_bytes as wire_json
 from parley.wire.errors import from_jsonrpc_error, jsonrpc_error
 from parley.wire.v1_0.json import CODEC
 
@@ -105,7 +105,7 @@ class RedisTurns:
 
     async def _take(self, data: bytes) -> None:
         body = wire_json.loads(data)
-        task: TaskKey = (body["task"][0], body["task"][1], body["task"][2])
+        task = TaskKey(body["task"][0], body["task"][1], body["task"][2])
         answer: dict[str, Any]
         try:
             assert self.takes is not None

@@ -45,7 +45,7 @@ from parley.server.push.ssrf import (
     resolve_and_check,
 )
 from parley.server.stores.base import TaskStore
-from parley.wire import json as wire_json
+from parley.wire import json_bytes as wire_json
 from parley.wire.v0_3.json import CODEC as V0_3
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
-"""The durable stores' row forms: model objects as 1.0 wire JSON (stable and versioned), the
-rows one `save` appends (derived from the folded task and its events), and a task put back
-together from its rows. Shared by the SQLite and PostgreSQL backends; no I/O.
+"""The durable stores' row forms: model objects in the stores' own format (`row_format`),
+the rows one `save` appends (derived from the folded task and its events), and a task put
+back together from its rows. Shared by the SQLite and PostgreSQL backends; no I/O.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from msgspec.structs import replace
 
@@ -25,29 +24,14 @@ from parley.model import (
 )
 from parley.protocol import paging
 from parley.protocol.errors import invalid_field
-from parley.server.push.outbox import traced
-from parley.wire import json as wire_json
-from parley.wire.limits import Limits
-from parley.wire.v1_0 import content
-from parley.wire.v1_0.json import CODEC
+from parley.server.push.outbox import payload, traced
+from parley.server.stores import row_format
+from parley.server.stores.row_format import JSON, dumps, loads
 
-JSON = Any
-"""A parsed JSON value read back from the database."""
+__all__ = ["JSON", "dumps", "loads"]
 
 UNTIMED = -(2**63)
 """`sort_ts` of a task without a status timestamp: below every real instant, so listed last."""
-
-_PLACEHOLDER_PART = {"text": ""}
-_NO_SIZE_LIMIT = Limits(max_body_bytes=2**62)
-"""Stored rows were checked when they arrived; reading them back is not bounded again."""
-
-
-def dumps(value: JSON) -> str:
-    return wire_json.dumps(value).decode("utf-8")
-
-
-def loads(text: str | bytes) -> JSON:
-    return wire_json.loads(text, _NO_SIZE_LIMIT)
 
 
 def sort_ts(task: Task) -> int:
@@ -62,7 +46,7 @@ def cursor_ts(cursor: paging.PageCursor) -> int:
 
 
 def status_json(status: TaskStatus) -> str:
-    return dumps(CODEC.encode(status))
+    return dumps(row_format.encode_status(status))
 
 
 def metadata_json(metadata: object) -> str | None:
@@ -70,18 +54,11 @@ def metadata_json(metadata: object) -> str | None:
 
 
 def message_json(message: Message) -> str:
-    return dumps(CODEC.encode(message))
-
-
-def artifact_json(artifact: Artifact) -> tuple[str, str]:
-    """An artifact as (header without parts, parts array)."""
-    header = CODEC.encode(artifact)
-    parts = header.pop("parts", [])
-    return dumps(header), dumps(parts)
+    return dumps(row_format.encode_message(message))
 
 
 def push_config_json(config: TaskPushNotificationConfig) -> str:
-    return dumps(CODEC.encode(config))
+    return dumps(row_format.encode_push_config(config))
 
 
 def with_tenant(config: TaskPushNotificationConfig, tenant: str) -> TaskPushNotificationConfig:
@@ -90,46 +67,16 @@ def with_tenant(config: TaskPushNotificationConfig, tenant: str) -> TaskPushNoti
 
 
 def push_config(text: str) -> TaskPushNotificationConfig:
-    return CODEC.decode(TaskPushNotificationConfig, loads(text))
+    return row_format.decode_push_config(loads(text))
 
 
 # ----------------------------------------------------------------------------- reading
 
 
-def _lenient(kind: type[Message] | type[Artifact], doc: JSON, id_key: str) -> Any:
-    """Decode a stored message or artifact; the codec refuses an empty id or no parts
-    (a peer must send them), but the model, and so a stored task, may hold them."""
-    no_id, no_parts = not doc.get(id_key), not doc.get("parts")
-    if no_id or no_parts:
-        doc = {
-            **doc,
-            id_key: doc.get(id_key) or "-",
-            "parts": doc.get("parts") or [_PLACEHOLDER_PART],
-        }
-    value = CODEC.decode(kind, doc)
-    if no_id:
-        value = replace(value, **{"message_id" if kind is Message else "artifact_id": ""})
-    return replace(value, parts=()) if no_parts else value
-
-
-def message(doc: JSON) -> Message:
-    result: Message = _lenient(Message, doc, "messageId")
-    return result
-
-
-def status(doc: JSON) -> TaskStatus:
-    note = doc.get("message")
-    if note is None:
-        return CODEC.decode(TaskStatus, doc)
-    bare = CODEC.decode(TaskStatus, {key: value for key, value in doc.items() if key != "message"})
-    return replace(bare, message=message(note))
-
-
-def artifact(header: JSON, chunks: Sequence[JSON]) -> Artifact:
-    """An artifact from its header and its chunks' part arrays, in order."""
-    parts = [part for chunk in chunks for part in chunk]
-    result: Artifact = _lenient(Artifact, {**header, "parts": parts}, "artifactId")
-    return result
+message = row_format.decode_message
+status = row_format.decode_status
+artifact = row_format.decode_artifact
+"""An artifact from its header and its chunks' part arrays, in order."""
 
 
 def task(
@@ -148,7 +95,7 @@ def task(
         context_id=context_id,
         status=status(loads(status_text)),
         artifacts=tuple(artifacts),
-        history=tuple(message(doc) for doc in history),
+        history=tuple([message(doc) for doc in history]),
         metadata=None if metadata_text is None else loads(metadata_text),
         generation=generation,
     )
@@ -213,9 +160,9 @@ def created(task: Task) -> Rows:
     """The rows of a new task: all its history, each artifact as one chunk (seq 0)."""
     rows = Rows(messages=[(i, message_json(m)) for i, m in enumerate(task.history)])
     for position, item in enumerate(task.artifacts):
-        header, parts = artifact_json(item)
+        header = dumps(row_format.encode_header(item))
         rows.headers.append(Header(item.artifact_id, position, header))
-        rows.chunks.append(Chunk(position, 0, parts, replace=False))
+        rows.chunks.append(Chunk(position, 0, _parts_json(item), replace=False))
     return rows
 
 
@@ -240,14 +187,17 @@ def appended(task: Task, events: Sequence[TaskEvent], history_count: int, event_
         position = positions.get(chunk.artifact_id)
         if position is None:
             raise ValueError(f"task {task.id}: artifact {chunk.artifact_id!r} is not in the task")
-        parts = dumps([CODEC.encode(part) for part in chunk.parts])
-        rows.chunks.append(Chunk(position, seq, parts, replace=not event.append))
+        rows.chunks.append(Chunk(position, seq, _parts_json(chunk), replace=not event.append))
         touched[position] = None
     for position in sorted(touched):
         item = task.artifacts[position]
-        header, _ = artifact_json(replace(item, parts=()))
+        header = dumps(row_format.encode_header(item))
         rows.headers.append(Header(item.artifact_id, position, header))
     return rows
+
+
+def _parts_json(artifact: Artifact) -> str:
+    return dumps([row_format.encode_part(part) for part in artifact.parts])
 
 
 def notified(
@@ -270,42 +220,11 @@ def notified(
     ]
 
 
-def payload(told: Task | TaskEvent) -> str:
-    """A notification's body: the A2A 1.0 StreamResponse JSON of a task or event."""
-    return dumps(CODEC.encode_event(told))
-
-
 def notifications(
-    task: Task,
-    version: int,
-    events: Sequence[TaskEvent] | None,
-    status: str | None = None,
-    changes: Rows | None = None,
+    task: Task, version: int, events: Sequence[TaskEvent] | None
 ) -> list[tuple[str, str]]:
-    """`notified`, each with its payload (what a durable store records). The JSON the write
-    made for its rows, `status` (of `task.status`) and `changes` (`created` or `appended`),
-    goes into the payloads as it is, not encoded again: a new task's status and history, the
-    status of an update to it, an artifact update's parts."""
-    found = notified(task, version, events)
-    if status is None or changes is None:
-        return [(number, payload(told)) for number, told in found]
-    made = wire_json.fragment(status)
-    if events is None:
-        history = None
-        if len(changes.messages) == len(task.history):
-            history = [wire_json.fragment(body) for _, body in changes.messages]
-        return [(found[0][0], dumps(content.encode_event(task, made, history)))]
-    chunks = iter(changes.chunks)  # one per artifact update, in order
-    reused: list[tuple[str, str]] = []
-    for number, told in found:
-        if type(told) is TaskArtifactUpdateEvent:
-            parts = wire_json.fragment(next(chunks).parts)
-            reused.append((number, dumps(content.encode_event(told, parts=parts))))
-        elif type(told) is TaskStatusUpdateEvent and told.status is task.status:
-            reused.append((number, dumps(content.encode_event(told, made))))
-        else:
-            reused.append((number, payload(told)))
-    return reused
+    """`notified`, each with its payload (what a durable store records)."""
+    return [(number, payload(told)) for number, told in notified(task, version, events)]
 
 
 NOTIFIED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)

@@ -12,7 +12,7 @@ from parley import model as m
 from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 from parley.wire.limits import active
 from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import (
@@ -23,12 +23,12 @@ from parley.wire.protobuf import (
     optional_struct,
     struct_json,
 )
+from parley.wire.protojson.content import FINAL
+from parley.wire.protojson.fields import config_name, task_name
 from parley.wire.reader import Obj
 from parley.wire.v0_3._pb import a2a_pb2 as pb
 from parley.wire.v0_3.grpc_card import decode_card, encode_card
 from parley.wire.v0_3.rest import RestCodec
-from parley.wire.v0_3.rest.events import FINAL
-from parley.wire.v0_3.rest.fields import config_name, task_name
 
 Op = Operation
 

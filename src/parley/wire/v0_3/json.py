@@ -11,7 +11,7 @@ from parley import model as m
 from parley.protocol.errors import InternalError, MethodNotFoundError, invalid_field
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import content, events, operations, parts, push, security
 

@@ -28,7 +28,7 @@ from parley.model import (
 )
 from parley.protocol.errors import InternalError, MethodNotFoundError
 from parley.protocol.operations import OPERATIONS, Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 from parley.wire.reader import fail, opt_bool, opt_int32
 from parley.wire.v0_3.card import decode_card, encode_card
 from parley.wire.v0_3.content import decode_message, decode_task, encode_message, encode_task

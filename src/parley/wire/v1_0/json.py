@@ -48,10 +48,11 @@ from parley.model import (
 from parley.protocol.errors import InternalError, MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
+from parley.wire.protojson import push
 from parley.wire.reader import fail
 from parley.wire.v1_0 import card as cards
-from parley.wire.v1_0 import content, operations, push, security
+from parley.wire.v1_0 import content, operations, security
 
 M = TypeVar("M", bound=Model)
 
@@ -110,7 +111,7 @@ _PART_NAMES = {TextPart: "text", RawPart: "raw", UrlPart: "url", DataPart: "data
 
 
 class JsonCodec:
-    """Model <-> 1.0 JSON values (parsed, not bytes: `parley.wire.json` does the bytes).
+    """Model <-> 1.0 JSON values (parsed, not bytes: `parley.wire.json_bytes` does the bytes).
 
     Decoders raise only A2AError subclasses: InvalidParamsError naming the field for a
     bad shape, MethodNotFoundError for an unknown operation.

@@ -28,7 +28,7 @@ from parley.model import (
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
 from parley.wire.reader import fail
 from parley.wire.v1_0.json import JsonCodec as JsonCodecV1_0
 

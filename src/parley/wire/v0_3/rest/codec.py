@@ -1,4 +1,5 @@
-"""`RestCodec`: the A2A 0.3 HTTP+JSON codec, ProtoJSON of the 0.3 proto (`a2a.v1`); the
+"""`RestCodec`: the A2A 0.3 HTTP+JSON codec, ProtoJSON of the 0.3 proto (`a2a.v1`, read and
+written by `parley.wire.protojson` with the 0.3 tables); the
 agent card keeps the 0.3 JSON-RPC form, which is what 0.3 REST servers answer at `/v1/card`.
 """
 
@@ -11,12 +12,15 @@ from parley import model as m
 from parley.protocol.errors import InternalError, MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.json import JSON
+from parley.wire.json_bytes import JSON
+from parley.wire.protojson import operations as protojson_operations
+from parley.wire.protojson import parts, push
+from parley.wire.protojson.content import V0_3
 from parley.wire.reader import fail
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import push as jsonrpc_push
 from parley.wire.v0_3.json import STANDALONE as JSONRPC_STANDALONE
-from parley.wire.v0_3.rest import content, events, operations, parts, push
+from parley.wire.v0_3.rest import operations
 
 M = TypeVar("M", bound=m.Model)
 
@@ -43,25 +47,25 @@ def _list_tasks(value: Any) -> Any:
 
 
 _STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
-    m.TextPart: (parts.encode_part, parts.decode_part),
-    m.RawPart: (parts.encode_part, parts.decode_part),
-    m.UrlPart: (parts.encode_part, parts.decode_part),
-    m.DataPart: (parts.encode_part, parts.decode_part),
-    m.Message: (content.encode_message, content.decode_message),
-    m.TaskStatus: (content.encode_status, content.decode_status),
-    m.Artifact: (content.encode_artifact, content.decode_artifact),
-    m.Task: (content.encode_task, content.decode_task),
-    m.TaskStatusUpdateEvent: (events.encode_status_update, events.decode_status_update),
-    m.TaskArtifactUpdateEvent: (events.encode_artifact_update, events.decode_artifact_update),
+    m.TextPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
+    m.RawPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
+    m.UrlPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
+    m.DataPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
+    m.Message: (V0_3.encode_message, V0_3.decode_message),
+    m.TaskStatus: (V0_3.encode_status, V0_3.decode_status),
+    m.Artifact: (V0_3.encode_artifact, V0_3.decode_artifact),
+    m.Task: (V0_3.encode_task, V0_3.decode_task),
+    m.TaskStatusUpdateEvent: (V0_3.encode_status_event, V0_3.decode_status_event),
+    m.TaskArtifactUpdateEvent: (V0_3.encode_artifact_event, V0_3.decode_artifact_event),
     m.AuthenticationInfo: (jsonrpc_push.encode_auth, jsonrpc_push.decode_auth),
-    m.TaskPushNotificationConfig: (push.encode_task_push_config, push.decode_task_push_config),
+    m.TaskPushNotificationConfig: (push.encode_named_config, push.decode_named_config),
     m.SendMessageConfiguration: (
-        operations.encode_configuration,
-        operations.decode_configuration,
+        protojson_operations.encode_configuration_v0_3,
+        protojson_operations.decode_configuration_v0_3,
     ),
     m.ListTaskPushNotificationConfigsResponse: (
-        push.encode_list_configs_result,
-        push.decode_list_configs_result,
+        push.encode_list_named_configs,
+        push.decode_list_named_configs,
     ),
     m.ListTasksRequest: (_list_tasks, _list_tasks),
     m.ListTasksResponse: (_list_tasks, _list_tasks),
@@ -91,7 +95,7 @@ def _not_in_v0_3(operation: Operation) -> MethodNotFoundError:
 
 
 class RestCodec:
-    """Model <-> 0.3 REST JSON values (parsed, not bytes: `parley.wire.json` does those).
+    """Model <-> 0.3 REST JSON values (parsed, not bytes: `parley.wire.json_bytes` does those).
 
     Output uses JSON (camelCase) names; input also takes the proto's snake_case names.
     Decoders raise only A2AError subclasses: InvalidParamsError naming the field for a
@@ -137,15 +141,15 @@ class RestCodec:
         entry = operations.RESPONSES.get(operation)
         if entry is None:
             if operation in operations.REQUESTS:
-                return events.decode_event(payload)
+                return V0_3.decode_event(payload)
             raise _not_in_v0_3(operation)
         return entry[2](payload)
 
     def encode_event(self, event: m.StreamEvent) -> JSON:
-        return events.encode_event(event)
+        return V0_3.encode_event(event)
 
     def decode_event(self, payload: JSON) -> m.StreamEvent:
-        return events.decode_event(payload)
+        return V0_3.decode_event(payload)
 
     def encode_card(self, card: m.AgentCard) -> JSON:
         return cards.encode_card(card)
