@@ -1,10 +1,16 @@
-"""The ceiling: a bare ASGI app with no A2A machinery. It parses the JSON-RPC body with
-`json`, and answers what the echo agent answers — a same-shaped, same-sized completed Task
-(fresh ids and timestamp, the user's message in the history, its text as the artifact) — or,
-for `SendStreamingMessage`, the same 103 SSE events (task, working, 100 artifact chunks,
-completed), each its own body write. The `wait` skill sends the first event and then holds
-the stream open. Each sent task is kept as its JSON bytes in a dict (the floor for "memory per
-stored task", and no burden on the garbage collector).
+"""The ceiling: a bare ASGI app with no A2A machinery. It parses the request body with
+`json`, and answers what the echo agent answers, in the same binding and version, with the
+same shapes and sizes: a completed Task (fresh ids and timestamp, the user's message in the
+history, its text as the artifact) or, for a streaming send, the same 103 SSE events (task,
+working, 100 artifact chunks, completed), each its own body write and numbered like
+Parley's (`id: N`). The `wait` skill sends the first event and then holds the stream open.
+
+Bindings, as Parley routes them: JSON-RPC on `/` (1.0 with `A2A-Version: 1.0`, else 0.3:
+`kind`-tagged objects, lower-case states, `final`), HTTP+JSON 1.0 on `/message:send|stream`
+and 0.3 on `/v1/message:send|stream` (ProtoJSON; a 0.3 message's parts are `content`). A
+send with `returnImmediately` (0.3: `blocking: false`) answers the submitted task; `GetTask`
+(`tasks/get`, `GET /tasks/{id}`) encodes the stored task again. Each sent task is kept as
+its dict (what "memory per stored task" compares against).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,28 +50,82 @@ _CARD = json.dumps(
     }
 ).encode()
 
-tasks: dict[str, bytes] = {}
+tasks: dict[str, dict[str, Any]] = {}
 _never = asyncio.Event()
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one binding and version spells the answers."""
+
+    jsonrpc: bool
+    kinds: bool  # 0.3 JSON-RPC: `kind` on every object, bare results, lower-case states
+    final: bool  # 0.3: status updates carry `final`
+
+    def state(self, name: str) -> str:
+        return name.lower() if self.kinds else f"TASK_STATE_{name}"
+
+    def part(self, text: str) -> dict[str, str]:
+        return {"kind": "text", "text": text} if self.kinds else {"text": text}
+
+    def wrap(self, member: str, kind: str, value: dict[str, Any]) -> dict[str, Any]:
+        return {"kind": kind, **value} if self.kinds else {member: value}
+
+
+V1_JSONRPC = Dialect(jsonrpc=True, kinds=False, final=False)
+V1_REST = Dialect(jsonrpc=False, kinds=False, final=False)
+V03_JSONRPC = Dialect(jsonrpc=True, kinds=True, final=True)
+V03_REST = Dialect(jsonrpc=False, kinds=False, final=True)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _status(state: str) -> dict[str, str]:
-    return {"state": state, "timestamp": _now()}
-
-
-def _artifact(artifact_id: str, text: str) -> dict[str, Any]:
-    return {"artifactId": artifact_id, "parts": [{"text": text}]}
+def _status(dialect: Dialect, state: str) -> dict[str, str]:
+    return {"state": dialect.state(state), "timestamp": _now()}
 
 
 def _text(message: dict[str, Any]) -> str:
-    return "".join(part.get("text", "") for part in message.get("parts", ()))
+    parts = message.get("parts") or message.get("content") or ()
+    return "".join(part.get("text", "") for part in parts)
 
 
-def _result(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+def _task(
+    dialect: Dialect, message: dict[str, Any], state: str, artifact_id: str | None = None
+) -> dict[str, Any]:
+    task_id, context_id = str(uuid.uuid4()), str(uuid.uuid4())
+    task: dict[str, Any] = {"id": task_id, "contextId": context_id}
+    task["status"] = _status(dialect, state)
+    if artifact_id is not None:
+        task["artifacts"] = [{"artifactId": artifact_id, "parts": [dialect.part(_text(message))]}]
+    task["history"] = [{**message, "contextId": context_id, "taskId": task_id}]
+    return task
+
+
+def _update(dialect: Dialect, task: dict[str, Any], state: str) -> dict[str, Any]:
+    update: dict[str, Any] = {"taskId": task["id"], "contextId": task["contextId"]}
+    update["status"] = _status(dialect, state)
+    if dialect.final:
+        update["final"] = state == "COMPLETED"
+    return dialect.wrap("statusUpdate", "status-update", update)
+
+
+def _chunk(dialect: Dialect, task: dict[str, Any], artifact_id: str, index: int) -> dict[str, Any]:
+    update: dict[str, Any] = {"taskId": task["id"], "contextId": task["contextId"]}
+    text = _text(task["history"][0])
+    update["artifact"] = {"artifactId": artifact_id, "parts": [dialect.part(text)]}
+    if index:
+        update["append"] = True
+    if index == STREAM_CHUNKS - 1:
+        update["lastChunk"] = True
+    return dialect.wrap("artifactUpdate", "artifact-update", update)
+
+
+def _dumps(dialect: Dialect, request_id: Any, result: dict[str, Any]) -> str:
+    if dialect.jsonrpc:
+        result = {"jsonrpc": "2.0", "id": request_id, "result": result}
+    return json.dumps(result, separators=(",", ":"))
 
 
 async def _read_body(receive: Receive) -> bytes:
@@ -76,56 +137,85 @@ async def _read_body(receive: Receive) -> bytes:
             return body
 
 
-async def _send_task(send: Send, request_id: Any, message: dict[str, Any]) -> None:
-    task_id, context_id = str(uuid.uuid4()), str(uuid.uuid4())
-    history = {**message, "contextId": context_id, "taskId": task_id}
-    task = {
-        "id": task_id,
-        "contextId": context_id,
-        "status": _status("TASK_STATE_COMPLETED"),
-        "artifacts": [_artifact(str(uuid.uuid4()), _text(message))],
-        "history": [history],
-    }
-    body = json.dumps(_result(request_id, {"task": task}), separators=(",", ":")).encode()
-    tasks[task_id] = body
+async def _answer(send: Send, body: bytes) -> None:
     headers = [*_JSON, (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-def _frame(request_id: Any, result: dict[str, Any]) -> bytes:
-    data = json.dumps(_result(request_id, result), separators=(",", ":"))
-    return f"data: {data}\n\n".encode()
+def _returns_at_once(params: dict[str, Any]) -> bool:
+    configuration = params.get("configuration") or {}
+    return bool(configuration.get("returnImmediately")) or configuration.get("blocking") is False
 
 
-async def _stream(send: Send, request_id: Any, message: dict[str, Any]) -> None:
-    task_id, context_id = str(uuid.uuid4()), str(uuid.uuid4())
-    history = {**message, "contextId": context_id, "taskId": task_id}
-    ids = {"taskId": task_id, "contextId": context_id}
-    task = {
-        "id": task_id,
-        "contextId": context_id,
-        "status": _status("TASK_STATE_SUBMITTED"),
-        "history": [history],
-    }
+async def _send_task(send: Send, dialect: Dialect, request_id: Any, params: dict[str, Any]) -> None:
+    message = params["message"]
+    task = _task(dialect, message, "COMPLETED", str(uuid.uuid4()))
+    tasks[task["id"]] = task
+    answer = task
+    if _returns_at_once(params):
+        answer = {key: task[key] for key in ("id", "contextId", "history")}
+        answer["status"] = _status(dialect, "SUBMITTED")
+    result = dialect.wrap("task", "task", answer)
+    await _answer(send, _dumps(dialect, request_id, result).encode())
+
+
+async def _get_task(send: Send, dialect: Dialect, request_id: Any, task_id: str) -> None:
+    task = tasks[task_id]
+    result = {"kind": "task", **task} if dialect.kinds else task
+    await _answer(send, _dumps(dialect, request_id, result).encode())
+
+
+async def _stream(send: Send, dialect: Dialect, request_id: Any, message: dict[str, Any]) -> None:
+    task = _task(dialect, message, "SUBMITTED")
     await send({"type": "http.response.start", "status": 200, "headers": _SSE})
-    body = {"type": "http.response.body", "more_body": True}
-    await send({**body, "body": _frame(request_id, {"task": task})})
+    more = {"type": "http.response.body", "more_body": True}
+    number = 0
+
+    async def frame(result: dict[str, Any]) -> None:
+        nonlocal number
+        number += 1
+        data = f"id: {number}\ndata: {_dumps(dialect, request_id, result)}\n\n"
+        await send({**more, "body": data.encode()})
+
+    await frame(dialect.wrap("task", "task", task))
     if (message.get("metadata") or {}).get("skill") == "wait":
         await _never.wait()
-    working = {"statusUpdate": {**ids, "status": _status("TASK_STATE_WORKING")}}
-    await send({**body, "body": _frame(request_id, working)})
-    artifact_id, text = str(uuid.uuid4()), _text(message)
+    await frame(_update(dialect, task, "WORKING"))
+    artifact_id = str(uuid.uuid4())
     for index in range(STREAM_CHUNKS):
-        update: dict[str, Any] = {**ids, "artifact": _artifact(artifact_id, text)}
-        if index:
-            update["append"] = True
-        if index == STREAM_CHUNKS - 1:
-            update["lastChunk"] = True
-        await send({**body, "body": _frame(request_id, {"artifactUpdate": update})})
-    done = {"statusUpdate": {**ids, "status": _status("TASK_STATE_COMPLETED")}}
-    await send({**body, "body": _frame(request_id, done)})
+        await frame(_chunk(dialect, task, artifact_id, index))
+    await frame(_update(dialect, task, "COMPLETED"))
     await send({"type": "http.response.body", "body": b""})
+
+
+def _version_1(scope: Scope) -> bool:
+    return any(name == b"a2a-version" and value == b"1.0" for name, value in scope["headers"])
+
+
+async def _jsonrpc(scope: Scope, receive: Receive, send: Send) -> None:
+    dialect = V1_JSONRPC if _version_1(scope) else V03_JSONRPC
+    request = json.loads(await _read_body(receive))
+    method, params, request_id = request["method"], request["params"], request["id"]
+    if method in ("SendStreamingMessage", "message/stream"):
+        await _stream(send, dialect, request_id, params["message"])
+    elif method in ("GetTask", "tasks/get"):
+        await _get_task(send, dialect, request_id, params["id"])
+    else:
+        await _send_task(send, dialect, request_id, params)
+
+
+async def _rest(scope: Scope, receive: Receive, send: Send) -> None:
+    path: str = scope["path"]
+    dialect = V03_REST if path.startswith("/v1/") else V1_REST
+    if scope["method"] == "GET":
+        await _get_task(send, dialect, None, path.rsplit("/", 1)[1])
+        return
+    params = json.loads(await _read_body(receive))
+    if path.endswith(":stream"):
+        await _stream(send, dialect, None, params["message"])
+    else:
+        await _send_task(send, dialect, None, params)
 
 
 async def _app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -136,16 +226,14 @@ async def _app(scope: Scope, receive: Receive, send: Send) -> None:
         return
     if scope["type"] != "http":
         return
-    if scope["method"] == "GET":
+    path = scope["path"]
+    if scope["method"] == "GET" and "/tasks/" not in path:
         await send({"type": "http.response.start", "status": 200, "headers": _JSON})
         await send({"type": "http.response.body", "body": _CARD})
-        return
-    request = json.loads(await _read_body(receive))
-    message = request["params"]["message"]
-    if request["method"] == "SendStreamingMessage":
-        await _stream(send, request["id"], message)
+    elif path == "/":
+        await _jsonrpc(scope, receive, send)
     else:
-        await _send_task(send, request["id"], message)
+        await _rest(scope, receive, send)
 
 
 app = instrumented(_app)
