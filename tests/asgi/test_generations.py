@@ -24,6 +24,7 @@ from parley.protocol.negotiation import Version, served_by
 from parley.server.agent import Agent
 from parley.server.context import CallContext
 from parley.server.service import AgentService
+from parley.server.stores.base import TaskKey
 from parley.server.task_context import TaskContext
 from parley.wire import sse
 from tests.interop.agent import Probe, wait_for
@@ -352,7 +353,7 @@ async def test_a_long_poll_holds_until_the_task_moves(
     _, service, probe = live
     key = f"poll-wait-{binding}"
     task_id = await started_steps(client, key)
-    broker_key = (*service.store_scope(ANONYMOUS_CTX), task_id)
+    broker_key = TaskKey(*service.store_scope(ANONYMOUS_CTX), task_id)
     before = service.broker.subscriber_count(broker_key)
     answered: list[dict[str, Any]] = []
 

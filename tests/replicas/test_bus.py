@@ -32,6 +32,7 @@ from parley.server.agent import Agent
 from parley.server.context import CallContext
 from parley.server.redis_bus import BusUnavailableError, RedisBus
 from parley.server.service import AgentService
+from parley.server.stores.base import TaskKey
 from parley.server.stores.urls import open_store
 from parley.server.task_context import TaskContext
 from tests.push.receiver import free_port as _free_port
@@ -565,7 +566,7 @@ def test_a_recovery_that_fails_is_tried_again(durable_url: str, prefix: str) -> 
             recover = b.broker.recover
             tries: list[str] = []
 
-            async def failing_once(key: tuple[str, str, str]) -> None:
+            async def failing_once(key: TaskKey) -> None:
                 tries.append(key[2])
                 if len(tries) == 1:
                     raise ConnectionError("the store is down")

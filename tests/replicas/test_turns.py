@@ -18,10 +18,11 @@ import redis.asyncio as aioredis
 from parley.model import CancelTaskRequest, Task, TaskState, TaskStatusUpdateEvent, TextPart
 from parley.protocol.errors import PermissionDeniedError
 from parley.server.agent import Agent, FunctionExecutor
-from parley.server.broker import TaskKey, Turn
+from parley.server.broker import Turn
 from parley.server.context import CallContext
 from parley.server.redis_bus import RedisBus
 from parley.server.service import AgentService
+from parley.server.stores.base import TaskKey
 from parley.server.task_context import TaskContext
 from tests.replicas.test_bus import REDIS, describe, prefix, reaches, serving, until
 from tests.server.support import run, send

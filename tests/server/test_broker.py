@@ -15,12 +15,13 @@ from parley.model import (
     TaskStatusUpdateEvent,
 )
 from parley.protocol.errors import InternalError
-from parley.server.broker import EventBroker, Subscription, TaskKey
+from parley.server.broker import EventBroker, Subscription
+from parley.server.stores.base import TaskKey
 from tests.server.support import run
 
-KEY: TaskKey = ("", "alice", "t1")
-OTHER: TaskKey = ("", "alice", "t2")
-OTHER_CALLER: TaskKey = ("", "bob", "t1")
+KEY = TaskKey("", "alice", "t1")
+OTHER = TaskKey("", "alice", "t2")
+OTHER_CALLER = TaskKey("", "bob", "t1")
 
 
 def event(number: int, state: TaskState = TaskState.WORKING) -> StreamEvent:

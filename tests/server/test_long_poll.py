@@ -15,8 +15,9 @@ from msgspec.structs import replace
 
 from parley.model import GetTaskRequest, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
 from parley.protocol.errors import TaskNotFoundError, UnavailableError
-from parley.server.broker import EventBroker, TaskKey
+from parley.server.broker import EventBroker
 from parley.server.long_poll import get_after
+from parley.server.stores.base import TaskKey
 from tests.server.support import run, settle
 
 KEY = cast(TaskKey, ("", "alice", "t-1"))  # the key as the bus carries it

@@ -38,7 +38,7 @@ from parley.server.context import CallContext
 from parley.server.execution import EventSink, RequestContext
 from parley.server.service import AgentService
 from parley.server.stores import open_store
-from parley.server.stores.base import Scope, TaskStore
+from parley.server.stores.base import Scope, TaskKey, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore
 from parley.server.task_context import TaskContext
 from tests.contracts import support as contracts
@@ -544,7 +544,7 @@ def test_the_window_vouches_only_for_what_it_holds() -> None:
 def test_a_subscription_head_comes_before_live_events() -> None:
     async def main() -> None:
         broker = EventBroker()
-        key = ("", "alice", "t")
+        key = TaskKey("", "alice", "t")
         subscription = broker.subscribe(key, [(3, chunk("3"))])
         broker.deliver(key, chunk("4"), sequence=4, final=True)
         seen: list[Numbered] = []

@@ -33,10 +33,10 @@ from parley.protocol.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from parley.server.broker import EventBroker, TaskKey
+from parley.server.broker import EventBroker
 from parley.server.execution import EventSink, RequestContext
 from parley.server.service import AgentService
-from parley.server.stores.base import InlineConfigs, Scope, StoredTask
+from parley.server.stores.base import InlineConfigs, Scope, StoredTask, TaskKey
 from parley.server.stores.memory import InMemoryTaskStore
 from tests.server.support import (
     ALICE,

@@ -44,7 +44,7 @@ from parley.server.agent import Agent, FunctionExecutor
 from parley.server.broker import EventStream
 from parley.server.context import CallContext
 from parley.server.service import AgentService
-from parley.server.stores.base import Scope, StoredTask
+from parley.server.stores.base import Scope, StoredTask, TaskKey
 from parley.server.stores.memory import InMemoryTaskStore
 from parley.server.task_context import TaskContext
 from tests.server.support import (
@@ -840,7 +840,7 @@ def test_a_closed_subscriber_leaves_nothing_behind_and_spares_the_other() -> Non
         leaving, staying = subscribe(service, task.id), subscribe(service, task.id)
         await anext(leaving)
         await anext(staying)
-        key = (*service.store_scope(ALICE), task.id)
+        key = TaskKey(*service.store_scope(ALICE), task.id)
         assert service.broker.subscriber_count(key) == 2
         await aclose(leaving)
         assert service.broker.subscriber_count(key) == 1
@@ -905,7 +905,7 @@ def test_a_slow_subscriber_is_dropped_while_the_fast_one_and_the_agent_go_on() -
             if step < 4:
                 expected = [2, 2, 2, 1][step]
                 assert (
-                    service.broker.subscriber_count((*service.store_scope(ALICE), task.id))
+                    service.broker.subscriber_count(TaskKey(*service.store_scope(ALICE), task.id))
                     == expected
                 )
         assert kinds(await collect(fast)) == ["artifact", "status:COMPLETED"]

@@ -17,7 +17,7 @@ from parley.protocol.errors import InvalidAgentResponseError, TaskNotCancelableE
 from parley.server.execution import EventSink, RequestContext
 from parley.server.live import utc_now
 from parley.server.service import AgentService
-from parley.server.stores.base import Scope, StaleWriteError, StoredTask
+from parley.server.stores.base import Scope, StaleWriteError, StoredTask, TaskKey
 from parley.server.stores.memory import InMemoryTaskStore
 from tests.server.support import (
     ALICE,
@@ -167,7 +167,7 @@ def test_a_cancel_of_a_task_that_ended_elsewhere_is_not_cancelable() -> None:
     async def main() -> None:
         task = as_task(await service.send_message(ALICE, send("go", return_immediately=True)))
         await wait_for_state(service, task.id, TaskState.WORKING)
-        live = service.runner.acquire((*service.store_scope(ALICE), task.id))
+        live = service.runner.acquire(TaskKey(*service.store_scope(ALICE), task.id))
         try:
             await _write_behind(service, task.id, status(TaskState.COMPLETED))
             with pytest.raises(TaskNotCancelableError):
@@ -201,7 +201,7 @@ def test_an_agent_event_after_a_cancel_elsewhere_is_refused_and_the_run_ends(
         task = as_task(await service.send_message(ALICE, send("go", return_immediately=True)))
         await wait_for_state(service, task.id, TaskState.WORKING)
         await _write_behind(service, task.id, status(TaskState.CANCELED))
-        live = service.runner.acquire((*service.store_scope(ALICE), task.id))
+        live = service.runner.acquire(TaskKey(*service.store_scope(ALICE), task.id))
         agent_run = live.run
         service.runner.release(live)
         assert agent_run is not None
@@ -246,7 +246,7 @@ def test_a_run_whose_failure_cannot_be_stored_ends_without_an_unhandled_exceptio
     async def main() -> None:
         task = as_task(await service.send_message(ALICE, send("go", return_immediately=True)))
         await wait_for_state(service, task.id, TaskState.WORKING)
-        live = service.runner.acquire((*service.store_scope(ALICE), task.id))
+        live = service.runner.acquire(TaskKey(*service.store_scope(ALICE), task.id))
         agent_run = live.run
         service.runner.release(live)
         assert agent_run is not None

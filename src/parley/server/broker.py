@@ -41,9 +41,7 @@ from typing import Protocol, cast
 from parley.model import SendMessageRequest, StreamEvent, Task
 from parley.protocol.errors import A2AError, InternalError
 from parley.server.context import CallContext
-
-TaskKey = tuple[str, str, str]
-"""(tenant, caller, task id)."""
+from parley.server.stores.base import TaskKey
 
 Entry = tuple[int | None, StreamEvent]
 """An event and its sequence number (None for a direct Message, which has no task)."""
@@ -138,7 +136,7 @@ class Subscription:
             if self.dropped:
                 raise InternalError(
                     "This stream fell too far behind and was closed: resubscribe to continue",
-                    metadata={"taskId": self._key[2]},
+                    metadata={"taskId": self._key.task_id},
                 )
             raise StopAsyncIteration
         self.sequence, event = item

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from parley.model import Message, Role, Task, TextPart
 from parley.protocol import folding, lifecycle
-from parley.server.broker import Broker, TaskKey
+from parley.server.broker import Broker
 from parley.server.context import CallContext
 from parley.server.execution import RequestContext
 from parley.server.runner import TaskRunner
+from parley.server.stores.base import TaskKey
 
 REPLICA_LOST = "The replica running this task stopped"
 """The status message of a task failed because its replica died."""
@@ -25,7 +26,7 @@ async def recover(runner: TaskRunner, broker: Broker, key: TaskKey) -> None:
             await broker.claim(key)  # this replica's own run, renewed late: held again
             return
         async with live.lock:
-            stored = await runner.load(live, key[:2])
+            stored = await runner.load(live, key.scope)
         if stored is None or stored.task.status.state not in lifecycle.ACTIVE:
             return
         if getattr(runner.executor, "resumable", False):

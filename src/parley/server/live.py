@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 from parley.model import Message, Task, TaskState
 from parley.protocol.errors import A2AError
-from parley.server.broker import ReplayWindow, TaskKey
-from parley.server.stores.base import InlineConfigs
+from parley.server.broker import ReplayWindow
+from parley.server.stores.base import InlineConfigs, TaskKey
 
 
 def utc_now() -> datetime:

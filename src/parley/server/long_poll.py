@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from parley.model import GetTaskRequest, Task
 from parley.protocol import generations
 from parley.protocol.errors import A2AError
-from parley.server.broker import Broker, Subscription, TaskKey
+from parley.server.broker import Broker, Subscription
+from parley.server.stores.base import TaskKey
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a long-poll is held at most (the draft leaves the timeout to the server)."""

@@ -38,9 +38,10 @@ from parley.model import SendMessageRequest, StreamEvent
 from parley.protocol import generations
 from parley.protocol.errors import InternalError
 from parley.server import redis_leases as leases
-from parley.server.broker import Entry, EventBroker, Subscription, TaskKey, Turn
+from parley.server.broker import Entry, EventBroker, Subscription, Turn
 from parley.server.context import CallContext
 from parley.server.redis_turns import RedisTurns
+from parley.server.stores.base import TaskKey
 from parley.wire import json_bytes as wire_json
 from parley.wire.v1_1.json import CODEC  # 1.0's JSON with generations
 

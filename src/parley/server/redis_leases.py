@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from parley.server.broker import TaskKey
+from parley.server.stores.base import TaskKey
 from parley.wire import json_bytes as wire_json
 
 log = logging.getLogger("parley.bus")

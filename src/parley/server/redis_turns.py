@@ -29,8 +29,9 @@ from parley.model import SendMessageRequest, Task
 from parley.protocol.errors import A2AError, InternalError, UnavailableError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.server.broker import Takes, TaskKey, Turn
+from parley.server.broker import Takes, Turn
 from parley.server.context import CallContext, Caller
+from parley.server.stores.base import TaskKey
 from parley.wire import json_bytes as wire_json
 from parley.wire.errors import from_jsonrpc_error, jsonrpc_error
 from parley.wire.v1_0.json import CODEC

@@ -54,12 +54,12 @@ from parley.protocol.errors import (
     TaskNotCancelableError,
     TaskNotFoundError,
 )
-from parley.server.broker import DONE, Broker, Entry, ReplayWindow, Subscription, TaskKey
+from parley.server.broker import DONE, Broker, Entry, ReplayWindow, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
 from parley.server.live import LiveTask, new_id, untouched, utc_now
 from parley.server.log_context import TASK_IDS
-from parley.server.stores.base import StaleWriteError, StoredTask, TaskStore
+from parley.server.stores.base import StaleWriteError, StoredTask, TaskKey, TaskStore
 
 if TYPE_CHECKING:
     from parley.server.caps import Caps
@@ -133,7 +133,7 @@ class TaskRunner:
 
     async def load(self, live: LiveTask, scope: tuple[str, str]) -> StoredTask | None:
         """Refresh the snapshot from the store (under the lock, by the caller)."""
-        stored = await self.store.get(scope, live.key[2])
+        stored = await self.store.get(scope, live.key.task_id)
         if stored is not None:
             if live.window is not None and stored.version != live.version:
                 live.window = ReplayWindow(stored.task.generation, self.replay_limit)  # elsewhere
@@ -152,7 +152,7 @@ class TaskRunner:
         now (`eager`, for non-blocking sends) or left pending until the agent's first
         task event.
         """
-        message = replace(request.message, task_id=live.key[2], context_id=live.context_id)
+        message = replace(request.message, task_id=live.key.task_id, context_id=live.context_id)
         if (claimed := self.broker.claim(live.key)) is not DONE:
             await claimed  # the lease, before anything of the run is written
         prior: Task | None
@@ -164,14 +164,17 @@ class TaskRunner:
                 prior = live.task
             else:
                 live.pending = folding.new_task(
-                    message, task_id=live.key[2], context_id=live.context_id, timestamp=self.clock()
+                    message,
+                    task_id=live.key.task_id,
+                    context_id=live.context_id,
+                    timestamp=self.clock(),
                 )
                 if eager:
                     await self._create(live)
                 prior = live.task
         context = RequestContext(
             message=message,
-            task_id=live.key[2],
+            task_id=live.key.task_id,
             context_id=live.context_id,
             call=ctx,
             task=prior,
@@ -213,7 +216,7 @@ class TaskRunner:
             live.error = exc  # what a blocking send answers if no task could be written
             await self._fail(live, exc.message)
         except Exception:
-            log.exception("agent failed on task %s", live.key[2])
+            log.exception("agent failed on task %s", live.key.task_id)
             await self._fail(live, "The agent failed while working on this task")
         else:
             await self._finish(live)
@@ -237,7 +240,7 @@ class TaskRunner:
         except A2AError:
             pass  # terminal meanwhile (e.g. canceled), or never created
         except Exception:
-            log.exception("task %s could not be failed (%s)", live.key[2], text)
+            log.exception("task %s could not be failed (%s)", live.key.task_id, text)
 
     async def cancel(self, live: LiveTask) -> Task:
         """Stop the agent's run if there is one, then move the task to CANCELED: the
@@ -260,8 +263,8 @@ class TaskRunner:
         if live is not None and live.run is not None and not live.run.done():
             await self._stop(live)
             self.broker.released(key)
-        elif self._holds is not None and self._holds(key[2]):
-            await self.executor.cancel(RequestContext(_EMPTY, key[2], "", CallContext()))
+        elif self._holds is not None and self._holds(key.task_id):
+            await self.executor.cancel(RequestContext(_EMPTY, key.task_id, "", CallContext()))
 
     async def _stop(self, live: LiveTask) -> None:
         """Cancel the task's run, under its lock (so between two of its writes), and wait
@@ -327,7 +330,7 @@ class TaskRunner:
             if live.task is not None and isinstance(event, _UPDATES):
                 # The common case (every event of a running task but its first), kept
                 # short: it is the path each streamed event takes.
-                event = folding.stamp(event, live.key[2], live.context_id, self.clock)
+                event = folding.stamp(event, live.key.task_id, live.context_id, self.clock)
                 await self._commit(live, event)
             else:
                 await self._emit_other(live, event)
@@ -344,7 +347,7 @@ class TaskRunner:
         if isinstance(event, Message) and untouched(live.task):
             # A direct answer to a task created up front (non-blocking send):
             # it becomes the task's result.
-            answer = replace(event, task_id=live.key[2], context_id=live.context_id)
+            answer = replace(event, task_id=live.key.task_id, context_id=live.context_id)
             event = TaskStatusUpdateEvent(
                 task_id="",
                 context_id="",
@@ -357,7 +360,9 @@ class TaskRunner:
         elif isinstance(event, Task):
             raise InvalidAgentResponseError("A task snapshot may only start a task")
         assert not isinstance(event, Task)
-        await self._commit(live, folding.stamp(event, live.key[2], live.context_id, self.clock))
+        await self._commit(
+            live, folding.stamp(event, live.key.task_id, live.context_id, self.clock)
+        )
 
     async def _reply(self, live: LiveTask, message: Message) -> None:
         if live.reply is not None:
@@ -380,7 +385,7 @@ class TaskRunner:
             task = replace(
                 task, status=status, artifacts=snapshot.artifacts, metadata=snapshot.metadata
             )
-        stored = await self.store.create(live.key[:2], task, **live.creating)
+        stored = await self.store.create(live.key.scope, task, **live.creating)
         live.task, live.version, live.pending = stored.task, stored.version, None
         state = stored.task.status.state
         await self._publish(live, stored.task, lifecycle.ends_stream(state))
@@ -391,10 +396,14 @@ class TaskRunner:
         assert live.task is not None
         task = folding.apply_event(live.task, event)
         holds = self._holds
-        if holds is not None and task.status.state in lifecycle.INTERRUPTED and holds(live.key[2]):
+        if (
+            holds is not None
+            and task.status.state in lifecycle.INTERRUPTED
+            and holds(live.key.task_id)
+        ):
             await self.broker.waiting(live.key)  # recorded before a client sees the question
         try:
-            stored = await self.store.save(live.key[:2], task, (event,), live.version)
+            stored = await self.store.save(live.key.scope, task, (event,), live.version)
         except StaleWriteError:
             stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
@@ -410,17 +419,17 @@ class TaskRunner:
     async def _rebase(self, live: LiveTask, event: TaskEvent) -> StoredTask:
         """Fold the event onto the task as stored now and save again; folding raises the
         spec error if it no longer fits (e.g. the task is terminal now)."""
-        scope = live.key[:2]
+        scope = live.key.scope
         for attempt in range(_REBASES):
             stored = await self.load(live, scope)
             if stored is None:
-                raise TaskNotFoundError(f"Task {live.key[2]} not found")
+                raise TaskNotFoundError(f"Task {live.key.task_id} not found")
             task = folding.apply_event(stored.task, event)
             try:
                 return await self.store.save(scope, task, (event,), stored.version)
             except StaleWriteError:  # still racing another process: back off, with jitter
                 await asyncio.sleep(random.random() * 0.002 * 2**attempt)  # noqa: S311
-        raise StaleWriteError(f"task {live.key[2]} kept changing under {_REBASES} attempts")
+        raise StaleWriteError(f"task {live.key.task_id} kept changing under {_REBASES} attempts")
 
     def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> Awaitable[None]:
         sequence = live.sequence

@@ -22,13 +22,13 @@ from parley.model import (
 from parley.protocol import generations, history, lifecycle, validation
 from parley.protocol.errors import InternalError, TaskNotFoundError
 from parley.protocol.operations import Operation, require_capability
-from parley.server.broker import Broker, EventStream, StreamPosition, Subscription, TaskKey, Turn
+from parley.server.broker import Broker, EventStream, StreamPosition, Subscription, Turn
 from parley.server.caps import Caps
 from parley.server.context import CallContext
 from parley.server.live import LiveTask
 from parley.server.push_configs import PushConfigOperations
 from parley.server.runner import TaskRunner
-from parley.server.stores.base import Scope
+from parley.server.stores.base import Scope, TaskKey
 from parley.server.visibility import Visibility
 from parley.wire import limits
 
@@ -116,7 +116,7 @@ class SendOperations(PushConfigOperations):
         else:
             task_id = self.runner.ids()
             context_id = message.context_id or self.runner.ids()
-            live = self.runner.acquire((*scope, task_id), context_id)
+            live = self.runner.acquire(TaskKey(*scope, task_id), context_id)
         subscription = self.runner.subscribe(live) if subscribe and not message.task_id else None
         try:
             admit = getattr(self.runner.executor, "admit", None)
@@ -150,18 +150,18 @@ class SendOperations(PushConfigOperations):
     ) -> None:
         """The push config the request carries: set with a new task in its creation when
         the stores share a database, else now."""
-        config = self._inline_push(ctx, request, live.key[2])
+        config = self._inline_push(ctx, request, live.key.task_id)
         if self._configs_with_task and not request.message.task_id:
             live.creating = {"configs": (config,)}
         else:
-            await self.push_store.put(live.key[:2], config[0], protocol=config[1])
+            await self.push_store.put(live.key.scope, config[0], protocol=config[1])
 
     async def _follow_up(
         self, scope: Scope, message: Message, configuration: SendMessageConfiguration | None
     ) -> LiveTask:
         """The task's live state, once it is this message's turn (the caller must
         `begin` and then leave `live.turn`); the message checked against the task."""
-        live = self.runner.acquire((*scope, message.task_id))
+        live = self.runner.acquire(TaskKey(*scope, message.task_id))
         try:
             await live.turn.acquire()  # follow-ups of one task take turns
             while live.run is not None and not live.run.done():
@@ -182,7 +182,7 @@ class SendOperations(PushConfigOperations):
     async def _take_turn(self, key: TaskKey, request: SendMessageRequest, ctx: CallContext) -> Turn:
         """A follow-up another replica handed here (its task waits here): begun as if sent
         here; the task as its message left it."""
-        live = await self._follow_up(key[:2], request.message, request.configuration)
+        live = await self._follow_up(key.scope, request.message, request.configuration)
         try:
             admit = getattr(self.runner.executor, "admit", None)
             if admit is not None:
@@ -209,7 +209,7 @@ class SendOperations(PushConfigOperations):
                     break
         finally:
             events.close()
-        stored = await self._stored(live.key[:2], live.key[2])
+        stored = await self._stored(live.key.scope, live.key.task_id)
         return self._shaped(stored.task, request)
 
     @staticmethod

@@ -48,7 +48,7 @@ from parley.server.runner import TaskRunner
 from parley.server.sending import SendOperations, not_found
 from parley.server.stores import namespaces
 from parley.server.stores import startup as store_startup
-from parley.server.stores.base import PushConfigStore, Scope, StoredTask, TaskStore
+from parley.server.stores.base import PushConfigStore, Scope, StoredTask, TaskKey, TaskStore
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
 from parley.server.visibility import DEFAULT_VISIBLE_AFTER, Visibility
 
@@ -219,7 +219,7 @@ class AgentService(SendOperations):
 
         if request.current_generation is None:
             return await read()
-        key = (*scope, request.id)  # a long-poll (1.1 draft): `long_poll`
+        key = TaskKey(*scope, request.id)  # a long-poll (1.1 draft): `long_poll`
         return await long_poll.get_after(self.broker, key, request, read, self.long_poll_timeout)
 
     async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
@@ -250,7 +250,7 @@ class AgentService(SendOperations):
                 f"Task {request.id} is already {stored.task.status.state.name}",
                 metadata={"taskId": request.id},
             )
-        live = self.runner.acquire((*scope, request.id), stored.task.context_id)
+        live = self.runner.acquire(TaskKey(*scope, request.id), stored.task.context_id)
         try:
             if live.task is None:
                 async with live.lock:
@@ -271,7 +271,7 @@ class AgentService(SendOperations):
         with self.caps.stream(ctx):
             scope = self.store_scope(ctx)
             await self._stored(scope, request.id)
-            live = self.runner.acquire((*scope, request.id))
+            live = self.runner.acquire(TaskKey(*scope, request.id))
             try:
                 async with live.lock:
                     stored = await self.runner.load(live, scope)

@@ -82,7 +82,7 @@ class Visibility:
         except A2AError:
             pass  # the agent spoke (or answered, or failed) first: its event created it
         except Exception:  # the store, say: the agent's first event tries again
-            log.exception("the silent task %s could not be created early", live.key[2])
+            log.exception("the silent task %s could not be created early", live.key.task_id)
 
     def pending_count(self) -> int:
         """Tasks watched and not yet looked at again (for tests)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -18,6 +18,21 @@ Scope = tuple[str, str]
 """(tenant, caller id): the key prefix of everything a caller may see. `AgentService`
 puts its agent's namespace before the tenant (`namespaces`), so agents sharing a store
 have disjoint scopes; to a store, that is just another tenant."""
+
+
+class TaskKey(NamedTuple):
+    """One task's key: its scope (tenant, caller id) and its id. The broker, the runner
+    and the bus key live tasks by it; a plain tuple of the same strings is equal to it."""
+
+    tenant: str
+    caller: str
+    task_id: str
+
+    @property
+    def scope(self) -> Scope:
+        return (self.tenant, self.caller)
+
+
 InlineConfigs = tuple[tuple[TaskPushNotificationConfig, Version], ...]
 """Push configs set with a task as it is created, each with the A2A version it came in."""
 
