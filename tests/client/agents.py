@@ -1,17 +1,17 @@
 """The Parley agent the client tests talk to: the interop agent's skills (echo, slow,
 chunks, until_cancelled, background, greet) plus a direct reply, `whoami` (the caller and
-the activated extensions, as the server saw them) and two agents silent for a while."""
+the activated extensions, as the server saw them) and two agents silent until the test
+opens their gate."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 from parley.model import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, Message
 from parley.server.agent import Agent
 from parley.server.context import AuthRequest, Caller
 from parley.server.task_context import TaskContext
-from tests.interop.agent import STREAM_CHUNKS, Probe, build_agent
+from tests.interop.agent import STREAM_CHUNKS, Probe, build_agent, wait_for
 
 TENANT = "acme"
 EXTENSION = "urn:parley:test:required/v1"
@@ -35,17 +35,20 @@ def build_client_agent(probe: Probe) -> Agent:
 
     @agent.skill()
     async def silent_start(task: TaskContext) -> AsyncIterator[str]:
-        """Say nothing at all for `text` seconds (no task yet: no response yet), then
-        stream the chunks."""
-        await asyncio.sleep(float(task.text))
+        """Say nothing at all (no task yet: no response yet) until the test opens the gate
+        of `text`, then stream the chunks."""
+        probe.started(task.text).set()
+        await wait_for(probe.gate(task.text))
         for chunk in STREAM_CHUNKS:
             yield chunk
 
     @agent.skill()
     async def silent_middle(task: TaskContext) -> AsyncIterator[str]:
-        """WORKING at once, then silent for `text` seconds, then the chunks."""
+        """WORKING at once, then silent until the test opens the gate of `text`, then the
+        chunks."""
         await task.update("thinking")
-        await asyncio.sleep(float(task.text))
+        probe.started(task.text).set()
+        await wait_for(probe.gate(task.text))
         for chunk in STREAM_CHUNKS:
             yield chunk
 

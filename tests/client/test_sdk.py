@@ -5,7 +5,6 @@ operation the SDK supports succeeds; what it does not is pinned down as it answe
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import cast
@@ -208,7 +207,5 @@ async def test_without_resubscription_a_cut_stream_raises(sdk: SDK) -> None:
         streaming=StreamPolicy(resubscribe=False),
     ) as client:
         done = await task_of(client, ask(key("done"), "echo"))
-        started = time.monotonic()
         with pytest.raises(ClientConnectionError):
             await anext(client.subscribe(done.id))
-        assert time.monotonic() - started < 5
