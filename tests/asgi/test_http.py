@@ -40,6 +40,8 @@ def scope(**changes: Any) -> dict[str, Any]:
 
 
 def test_header_names_are_lower_case_and_repeats_are_joined() -> None:
+    """R-JSONRPC-3/R-REST-3: a parameter sent as repeated headers reads as one
+    comma-joined value (RFC 9110 §5.3)."""
     request = Request.from_scope(
         scope(
             headers=[

@@ -143,3 +143,20 @@ def test_a_foreign_exception_is_logged_and_becomes_a_bare_internal_error(
     status = status_of(error, Version.V1_0)
     assert status.code is grpc.StatusCode.INTERNAL
     assert "secret-column" not in status.details
+
+
+TEMPORARY = {e.UnavailableError: "UNAVAILABLE", e.RateLimitedError: "RESOURCE_EXHAUSTED"}
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.name)
+@pytest.mark.parametrize("cls", e.ALL_ERRORS, ids=lambda c: c.__name__)
+def test_temporary_failures_have_codes_of_their_own(
+    cls: type[e.A2AError], version: Version
+) -> None:
+    """R-ERR-14: a client can tell a failure worth retrying (the store is down, a rate
+    limit) from a permanent one by the status code alone."""
+    code = status_of(cls(), version).code.name
+    if cls in TEMPORARY:
+        assert code == TEMPORARY[cls]
+    else:
+        assert code not in TEMPORARY.values()
