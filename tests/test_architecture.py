@@ -435,6 +435,29 @@ def test_a_client_importing_the_server_is_caught() -> None:
     ]
 
 
+# -- the stores keep their own format ---------------------------------------------------
+
+
+def test_stores_import_no_codec(edges: list[Import]) -> None:
+    """A codec's change never changes what a database holds: the stores write model
+    objects in their own row format, so they import nothing of `parley.wire`."""
+    found = forbidden_imports(edges, "server.stores", ["wire"])
+    assert not found, f"the stores must not import a wire codec: {found}"
+
+
+def test_a_store_importing_a_codec_is_caught() -> None:
+    edges = planted(
+        ("parley.server.stores.rows", "parley.wire.v1_0.json.CODEC"),
+        ("parley.server.stores.sqlite", "parley.wire"),
+        ("parley.server.push.outbox", "parley.wire.v1_0.json.CODEC"),  # a body to send
+        ("parley.server.storesx.y", "parley.wire.json_bytes"),  # a name that starts alike
+    )
+    assert forbidden_imports(edges, "server.stores", ["wire"]) == [
+        "parley.server.stores.rows:1 imports parley.wire.v1_0.json.CODEC",
+        "parley.server.stores.sqlite:1 imports parley.wire",
+    ]
+
+
 # -- bindings are siblings --------------------------------------------------------------
 
 

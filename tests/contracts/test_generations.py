@@ -97,6 +97,7 @@ def test_a_database_written_before_generations_migrates(durable_url: str) -> Non
         # Back to the schema before generations, as an older Parley left it.
         await execute_raw(durable_url, "ALTER TABLE tasks DROP COLUMN generation")
         await execute_raw(durable_url, "DELETE FROM parley_schema WHERE version >= 3")
+        await execute_raw(durable_url, "ALTER TABLE parley_schema DROP COLUMN row_format")
         stores = open_store(with_params(durable_url, migrate="false"))
         try:
             assert await stores.tasks.schema_status() == SchemaStatus(2, LATEST)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from parley.model import ListTasksRequest, TaskState
-from parley.server.stores import SchemaStatus, Stores, open_store
+from parley.server.stores import SchemaStatus, Stores, open_store, row_format, row_upgrade
 from tests.contracts import schema4_fixture as fixture
 from tests.contracts.conftest import require_postgres
 from tests.contracts.support import (
@@ -82,6 +82,32 @@ def old_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield from _postgres()
 
 
+async def _fetch(url: str, query: str) -> list[tuple[object, ...]]:
+    """Rows of one query on the database behind a durable store URL, bypassing Parley."""
+    if url.startswith("sqlite:///"):
+        connection = sqlite3.connect(url[len("sqlite:///") :].partition("?")[0])
+        try:
+            return connection.execute(query).fetchall()
+        finally:
+            connection.close()
+    import asyncpg  # noqa: PLC0415
+
+    schema = url.partition("schema=")[2].partition("&")[0]
+    pg = await asyncpg.connect(POSTGRES_URL, timeout=5, server_settings={"search_path": schema})
+    try:
+        return [tuple(row) for row in await pg.fetch(query)]
+    finally:
+        await pg.close()
+
+
+async def _columns(url: str) -> str:
+    """Every value of the columns holding model objects, as one text."""
+    texts = []
+    for table, column, _ in row_upgrade.COLUMNS:
+        texts += [str(row[0]) for row in await _fetch(url, f"SELECT {column} FROM {table}")]
+    return "\n".join(texts)
+
+
 @asynccontextmanager
 async def _reference() -> AsyncIterator[Stores]:
     async with opened("memory") as stores:
@@ -136,8 +162,23 @@ def test_a_schema4_database_migrates_and_reads_back_what_was_written(old_url: st
         stores = open_store(old_url)
         assert await stores.tasks.schema_status() == SchemaStatus(current=4, latest=LATEST)
         await stores.tasks.close()
+        before = await _columns(old_url)
+        assert '"messageId":"m-user"' in before
+        assert '"state":"TASK_STATE_COMPLETED"' in before
+        outbox = "SELECT event_id, payload FROM push_outbox ORDER BY id"
+        pending = await _fetch(old_url, outbox)
+        assert len(pending) == 4  # two tasks, created and completed, one config each
         async with opened(old_url) as found, _reference() as expected:
             assert await found.tasks.schema_status() == SchemaStatus(LATEST, LATEST)
+            after = await _columns(old_url)
+            assert '"message_id":"m-user"' in after
+            assert "messageId" not in after
+            assert "TASK_STATE_" not in after
+            recorded = "SELECT version, row_format FROM parley_schema ORDER BY version"
+            assert await _fetch(old_url, recorded) == [
+                (1, None), (2, None), (3, None), (4, None), (5, row_format.FORMAT)
+            ]  # fmt: skip
+            assert await _fetch(old_url, outbox) == pending  # bodies to send, kept
             await _same_tasks(found, expected)
             pages = [await _same_pages(found, expected, request) for request in LISTINGS]
             assert sum(pages) > len(LISTINGS) * len(fixture.SCOPES)  # some lists had pages

@@ -52,7 +52,12 @@ def test_a_newer_schema_is_reported_and_refused(
     durable_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["db", "upgrade", "--store", durable_url]) == 0
-    run(execute_raw(durable_url, "INSERT INTO parley_schema VALUES (7, CURRENT_TIMESTAMP)"))
+    run(
+        execute_raw(
+            durable_url,
+            "INSERT INTO parley_schema (version, applied_at) VALUES (7, CURRENT_TIMESTAMP)",
+        )
+    )
     capsys.readouterr()
     assert main(["db", "status", "--store", durable_url]) == 1
     assert (

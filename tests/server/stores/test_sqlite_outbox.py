@@ -41,7 +41,8 @@ def _back_to_schema_3(path: Path) -> None:
                 connection.execute(statement)
             connection.execute("INSERT INTO push_outbox SELECT * FROM kept")
             connection.execute("DROP TABLE kept")
-            connection.execute(f"DELETE FROM parley_schema WHERE version = {LATEST}")
+            connection.execute("DELETE FROM parley_schema WHERE version >= 4")
+            connection.execute("ALTER TABLE parley_schema DROP COLUMN row_format")  # 5
     finally:
         connection.close()
 

@@ -17,8 +17,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
-from parley.model import TaskPushNotificationConfig
+import msgspec
+
+from parley.model import Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol.negotiation import Version
+from parley.wire.v1_0.json import CODEC
 
 Scope = tuple[str, str]
 
@@ -44,6 +47,12 @@ def traced(notification_id: str) -> str:
     """The id a store records: `notification_id`, followed by the trace context if any."""
     context = trace_context.get()
     return notification_id if context is None else notification_id + context()
+
+
+def payload(told: Task | TaskEvent) -> str:
+    """A notification's body: the A2A 1.0 StreamResponse JSON of a task or event. A store
+    records it as it will be sent (a message in flight), not in its own row format."""
+    return msgspec.json.encode(CODEC.encode_event(told)).decode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 
 A queue per (task, config) holds its pending notifications in order, so a claim looks at
 each queue's head only. A write queues a notification as a plain tuple of what it tells of
-(`Recorded`); it becomes a `Delivery`, encoded (`rows.payload`), when it is first claimed or
+(`Recorded`); it becomes a `Delivery`, encoded (`outbox.payload`), when it is first claimed or
 listed: nothing is written anywhere, so a write pays no encoding, and an event's objects
 are immutable. Dead notifications are kept apart, by id."""
 
@@ -17,6 +17,7 @@ from datetime import datetime
 from parley.model import Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol.negotiation import Version
 from parley.server.push.outbox import DEAD, PENDING, Delivery, Scope
+from parley.server.push.outbox import payload as outbox_payload
 from parley.server.stores import rows
 
 ConfigLookup = Callable[[Scope, str, str], tuple[TaskPushNotificationConfig, Version] | None]
@@ -42,7 +43,7 @@ def _made(queue: Queue, entry: Entry) -> Delivery:
         return entry
     number, notification_id, told, when = entry
     at = rows.micros(when)
-    payload = rows.payload(told).encode()
+    payload = outbox_payload(told).encode()
     return Delivery(number, queue[:2], queue[2], queue[3], notification_id, payload, 0, at, at)
 
 

@@ -83,13 +83,9 @@ def _config_arrays(scope: Scope, configs: InlineConfigs) -> tuple[list[str], lis
 
 
 def _notifications(
-    task: Task,
-    version: int,
-    events: Sequence[TaskEvent] | None,
-    status: str,
-    changes: rows.Rows,
+    task: Task, version: int, events: Sequence[TaskEvent] | None
 ) -> tuple[list[str], list[str]]:
-    found = rows.notifications(task, version, events, status, changes)
+    found = rows.notifications(task, version, events)
     return [each[0] for each in found], [each[1] for each in found]
 
 
@@ -173,7 +169,7 @@ class PostgresTaskStore(DurableLifecycle):
             len(task.history),
             now,
             task.generation,
-            *_notifications(task, 1, None, status, changes),
+            *_notifications(task, 1, None),
             rows.micros(now),
         )
         async with self.database.connection(write=True) as connection:
@@ -255,7 +251,7 @@ class PostgresTaskStore(DurableLifecycle):
                 assert row is not None
                 applied, configs = row
             if configs:
-                notified = _notifications(task, expected_version + 1, events, status, changes)
+                notified = _notifications(task, expected_version + 1, events)
                 row = await connection.fetchrow(SAVE, *arguments, *notified, rows.micros(now))
                 assert row is not None
                 applied, recorded = row
@@ -295,7 +291,7 @@ class PostgresTaskStore(DurableLifecycle):
             recorded = await connection.execute(
                 RECORD_AFTER,
                 *key,
-                *_notifications(task, expected_version + 1, events, status, changes),
+                *_notifications(task, expected_version + 1, events),
                 rows.micros(now),
             )
         notified = not recorded.endswith(" 0")

@@ -128,13 +128,16 @@ class PostgresDatabase:
             if status.too_new:
                 raise migrations.too_new(self.where, status)
             for version in range(status.current + 1, status.latest + 1):
-                for statement in MIGRATIONS[version - 1]:
-                    await connection.execute(statement)
                 await connection.execute(
                     "INSERT INTO parley_schema (version, applied_at) VALUES ($1, $2)",
                     version,
                     datetime.now(UTC),
                 )
+                for step in MIGRATIONS[version - 1]:
+                    if isinstance(step, str):
+                        await connection.execute(step)
+                    else:
+                        await step(connection)
         return SchemaStatus(current=max(status.current, status.latest), latest=status.latest)
 
     async def schema_status(self) -> SchemaStatus:

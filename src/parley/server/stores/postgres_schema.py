@@ -1,15 +1,24 @@
 """The PostgreSQL schema, as ordered migrations: `MIGRATIONS[n - 1]` takes a database from
-version n - 1 to n (each statement runs in one transaction with the version bump).
+version n - 1 to n (each step, a statement or a coroutine function of the connection, runs
+in one transaction with the version bump, which comes first).
 """
 
 from __future__ import annotations
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from parley.server.stores import row_upgrade
+
+Step = str | Callable[[Any], Awaitable[None]]
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     (
         # Version 1. Model objects are stored as A2A 1.0 wire JSON (`json`, kept as
-        # written). `sort_ts` is the status timestamp in µs since the epoch (-2**63 when
-        # there is none), so (sort_ts DESC, id DESC) is the ListTasks order; ids use the
-        # "C" collation (byte order of UTF-8 = code-point order, as `paging.sort_key`).
+        # written; the stores' own format from version 5). `sort_ts` is the status
+        # timestamp in µs since the epoch (-2**63 when there is none), so (sort_ts DESC,
+        # id DESC) is the ListTasks order; ids use the "C" collation (byte order of UTF-8
+        # = code-point order, as `paging.sort_key`).
         """CREATE TABLE tasks (
             tenant text NOT NULL,
             owner text NOT NULL,
@@ -105,5 +114,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         # Version 4: nothing here. SQLite's outbox lost AUTOINCREMENT (see its schema); an
         # identity column costs no such write, and both backends keep the same versions.
+    ),
+    (
+        # Version 5: the stores' own row format, as in the SQLite schema.
+        "ALTER TABLE parley_schema ADD COLUMN row_format integer",
+        row_upgrade.upgrade_postgres,
+        row_upgrade.RECORD,
     ),
 )

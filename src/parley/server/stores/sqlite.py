@@ -177,9 +177,7 @@ class SqliteTaskStore(DurableLifecycle):
                 queues = [(config_id, 0) for config_id in {c.id: 0 for c, _ in configs}]
             else:
                 queues = [(config_id, 0) for (config_id,) in connection.execute(CONFIG_IDS, key)]
-            return record(
-                connection, key, queues, task, 1, None, now, status=head[2], changes=changes
-            )
+            return record(connection, key, queues, task, 1, None, now)
 
         if await self.database.write(work):
             self.recorded()
@@ -245,17 +243,7 @@ class SqliteTaskStore(DurableLifecycle):
                 return 0
             queues = [each[4:] for each in sorted(read, key=itemgetter(3))]
             version = expected_version + 1
-            return record(
-                connection,
-                key,
-                queues,
-                task,
-                version,
-                events,
-                head[-2],
-                status=head[1],
-                changes=changes,
-            )
+            return record(connection, key, queues, task, version, events, head[-2])
 
         if await self.database.write(work):
             self.recorded()

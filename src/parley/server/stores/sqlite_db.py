@@ -194,12 +194,15 @@ class SqliteDatabase:
             if status.too_new:
                 raise migrations.too_new(self.where, status)
             for version in range(status.current + 1, status.latest + 1):
-                for statement in MIGRATIONS[version - 1]:
-                    connection.execute(statement)
                 connection.execute(
                     "INSERT INTO parley_schema (version, applied_at) VALUES (?, ?)",
                     (version, datetime.now(UTC).isoformat()),
                 )
+                for step in MIGRATIONS[version - 1]:
+                    if isinstance(step, str):
+                        connection.execute(step)
+                    else:
+                        step(connection)
         return SchemaStatus(current=max(status.current, status.latest), latest=status.latest)
 
 

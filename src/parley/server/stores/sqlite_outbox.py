@@ -58,17 +58,13 @@ def record(  # noqa: PLR0917 (the parts of one write)
     version: int,
     events: Sequence[TaskEvent] | None,
     now: int,
-    *,
-    status: str,
-    changes: rows.Rows,
 ) -> int:
     """Queue the write's notifications for the task's push configs (`queues`: each one's id,
     and whether notifications for it are pending), in its transaction: only a queue's
-    first is due now, the others wait BEHIND it (`push.outbox`). `status` and `changes`:
-    the JSON the write made for its rows (`rows.notifications` reuses it)."""
+    first is due now, the others wait BEHIND it (`push.outbox`)."""
     if not queues:
         return 0
-    found = rows.notifications(task, version, events, status, changes)
+    found = rows.notifications(task, version, events)
     if len(found) == 1 and len(queues) == 1:  # the usual write: one event, one config
         (config_id, pending), (event_id, payload) = queues[0], found[0]
         connection.execute(

@@ -1,12 +1,21 @@
 """The SQLite schema, as ordered migrations: `MIGRATIONS[n - 1]` takes a database from
-version n - 1 to n (each statement runs in one transaction with the version bump).
+version n - 1 to n (each step, a statement or a function of the connection, runs in one
+transaction with the version bump, which comes first).
 """
 
 from __future__ import annotations
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+import sqlite3
+from collections.abc import Callable
+
+from parley.server.stores import row_upgrade
+
+Step = str | Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     (
-        # Version 1. Model objects are stored as A2A 1.0 wire JSON. `sort_ts` is the
+        # Version 1. Model objects are stored as A2A 1.0 wire JSON (the stores' own
+        # format from version 5). `sort_ts` is the
         # status timestamp in µs since the epoch (-2**63 when there is none), so
         # (sort_ts DESC, id DESC) is the ListTasks order; ids compare as bytes (UTF-8),
         # which is code-point order, as in `paging.sort_key`.
@@ -137,5 +146,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE INDEX push_outbox_queue
             ON push_outbox (tenant, owner, task_id, config_id, state, id)""",
         "CREATE INDEX push_outbox_due ON push_outbox (state, due_at)",
+    ),
+    (
+        # Version 5: the stores' own row format (`row_format`), no longer A2A 1.0 wire
+        # JSON, so a change to a codec never changes a database. Every row is rewritten
+        # here (`row_upgrade`); `parley_schema` keeps the format with this version.
+        "ALTER TABLE parley_schema ADD COLUMN row_format INTEGER",
+        row_upgrade.upgrade_sqlite,
+        row_upgrade.RECORD,
     ),
 )
