@@ -31,7 +31,7 @@ def _back_to_schema_3(path: Path) -> None:
     """The outbox as schema 3 left it (AUTOINCREMENT, its `sqlite_sequence` row), rows
     kept; the database at version 3, as an older Parley wrote it."""
     version_2 = MIGRATIONS[1]
-    outbox_ddl = [statement for statement in version_2 if "push_outbox" in statement]
+    outbox_ddl = [step for step in version_2 if isinstance(step, str) and "push_outbox" in step]
     connection = sqlite3.connect(path)
     try:
         with connection:
