@@ -41,16 +41,34 @@ OLD = rsa_key("2024-old")
 NEW = rsa_key("2025-new")
 
 
+class Ticks:
+    """A monotonic clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def bearer_for(
-    endpoint: Endpoint, min_refresh_seconds: float = 30.0, cache_seconds: float = 300.0
+    endpoint: Endpoint,
+    min_refresh_seconds: float = 30.0,
+    cache_seconds: float = 300.0,
+    clock: Ticks | None = None,
 ) -> JwtBearer:
-    return JwtBearer(
+    """A bearer whose remote key set runs on `clock` (real time if None)."""
+    keys = RemoteKeys(
+        endpoint.jwks_url,
         issuer=ISSUER,
-        audience=AUDIENCE,
-        jwks_url=endpoint.jwks_url,
         min_refresh_seconds=min_refresh_seconds,
         cache_seconds=cache_seconds,
+        clock=clock or time.monotonic,
     )
+    return JwtBearer(issuer=ISSUER, audience=AUDIENCE, keys=keys)
 
 
 async def refusal(bearer: JwtBearer, token: str) -> str:
@@ -62,8 +80,15 @@ async def refusal(bearer: JwtBearer, token: str) -> str:
 
 
 def test_keys_rotate_without_a_restart_and_fetches_stay_bounded() -> None:
+    ticks = Ticks()
     with jwks_server(jwks(OLD)) as endpoint:
-        bearer = bearer_for(endpoint, min_refresh_seconds=0.2)
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.2, clock=ticks)
+
+        tokens = [rsa_key(f"forged-{index}").sign({}) for index in range(3)]
+
+        async def forged(count: int) -> None:
+            for index in range(count):
+                assert "no key" in await refusal(bearer, tokens[index % 3])
 
         async def scenario() -> None:
             assert (await bearer.check(OLD.sign(claims()))).id == f"{ISSUER}#alice"
@@ -71,18 +96,20 @@ def test_keys_rotate_without_a_restart_and_fetches_stay_bounded() -> None:
                 await bearer.check(OLD.sign(claims()))
             assert endpoint.count() == 1
             endpoint.body = jwks(NEW)  # the issuer rotates: the old key is gone
-            await asyncio.sleep(0.25)
+            ticks.advance(0.25)
             caller = await bearer.check(NEW.sign(claims(sub="bob")))  # an unknown kid: refetch
             assert caller.id == f"{ISSUER}#bob"
             assert endpoint.count() == 2
             assert "no key '2024-old'" in await refusal(bearer, OLD.sign(claims()))
             # Forged kids, as fast as they come: at most one fetch per min_refresh_seconds.
-            started = time.monotonic()
-            for index in range(200):
-                assert "no key" in await refusal(bearer, rsa_key(f"forged-{index % 3}").sign({}))
-                await asyncio.sleep(0.002)
-            elapsed = time.monotonic() - started
-            assert endpoint.count() - 2 <= 1 + elapsed / 0.2
+            await forged(30)
+            assert endpoint.count() == 2
+            ticks.advance(0.19)
+            await forged(30)
+            assert endpoint.count() == 2
+            ticks.advance(0.01)
+            await forged(30)
+            assert endpoint.count() == 3
 
         run(scenario())
 
@@ -149,14 +176,15 @@ def test_an_unreachable_key_set_refuses_with_401_and_logs_once(
 def test_an_invalid_key_set_keeps_the_last_good_keys(
     body: bytes, status: int, caplog: pytest.LogCaptureFixture
 ) -> None:
+    ticks = Ticks()
     with jwks_server(jwks(OLD)) as endpoint:
-        bearer = bearer_for(endpoint, min_refresh_seconds=0.05, cache_seconds=0.05)
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.05, cache_seconds=0.05, clock=ticks)
 
         async def scenario() -> list[str]:
             answers = [await refusal(bearer, OLD.sign(claims()))]
             endpoint.body, endpoint.status = body, status
             for _ in range(4):
-                await asyncio.sleep(0.06)  # expired: each check tries the endpoint again
+                ticks.advance(0.06)  # expired: each check tries the endpoint again
                 answers.append(await refusal(bearer, OLD.sign(claims())))
             return answers
 
@@ -176,15 +204,16 @@ def test_an_invalid_key_set_from_the_start_refuses_tokens() -> None:
 
 
 def test_recovery_is_logged_and_max_age_is_honoured(caplog: pytest.LogCaptureFixture) -> None:
+    ticks = Ticks()
     with jwks_server(b"oops") as endpoint:
-        bearer = bearer_for(endpoint, min_refresh_seconds=0.05, cache_seconds=60)
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.05, cache_seconds=60, clock=ticks)
 
         async def scenario() -> list[str]:
             answers = [await refusal(bearer, OLD.sign(claims()))]
             endpoint.body, endpoint.cache_control = jwks(OLD), "public, max-age=0"
-            await asyncio.sleep(0.06)
+            ticks.advance(0.06)
             answers.append(await refusal(bearer, OLD.sign(claims())))
-            await asyncio.sleep(0.06)  # max-age=0: kept only min_refresh_seconds
+            ticks.advance(0.06)  # max-age=0: kept only min_refresh_seconds
             answers.append(await refusal(bearer, OLD.sign(claims())))
             return answers
 
@@ -239,26 +268,31 @@ def test_a_key_file_is_read_again_when_it_changes(
 ) -> None:
     path = tmp_path / "jwks.json"
     path.write_bytes(jwks(OLD))
-    bearer = JwtBearer(issuer=ISSUER, audience=AUDIENCE, jwks_file=path)
+    ticks = Ticks()
+    bearer = JwtBearer(issuer=ISSUER, audience=AUDIENCE, keys=FileKeys(path, clock=ticks))
 
     async def scenario() -> list[str]:
         answers = [await refusal(bearer, OLD.sign(claims()))]
         path.write_bytes(jwks(NEW))
         os.utime(path, ns=(time.time_ns(), time.time_ns() + 1_000_000))
-        await asyncio.sleep(1.05)  # files are checked at most once a second
+        ticks.advance(0.9)  # files are checked at most once a second: not yet
+        answers.append(await refusal(bearer, NEW.sign(claims())))
+        ticks.advance(0.1)
         answers.append(await refusal(bearer, NEW.sign(claims())))
         answers.append(await refusal(bearer, OLD.sign(claims())))
         path.write_text("{broken")
         os.utime(path, ns=(time.time_ns(), time.time_ns() + 2_000_000))
-        await asyncio.sleep(1.05)
+        ticks.advance(1.0)
         answers.append(await refusal(bearer, NEW.sign(claims())))
         return answers
 
     with caplog.at_level(logging.INFO, "parley.auth"):
         answers = run(scenario())
-    assert answers[:2] == ["accepted", "accepted"]
-    assert "no key '2024-old'" in answers[2]
-    assert answers[3] == "accepted"  # a broken file keeps the last keys
+    assert answers[0] == "accepted"
+    assert "no key '2025-new'" in answers[1]
+    assert answers[2] == "accepted"
+    assert "no key '2024-old'" in answers[3]
+    assert answers[4] == "accepted"  # a broken file keeps the last keys
     assert "keeping the last keys" in caplog.text
 
 
@@ -318,13 +352,14 @@ def test_a_verified_token_is_remembered_for_a_while_only(
     from parley.server.auth import jwt as module  # noqa: PLC0415
 
     with jwks_server(jwks(OLD)) as endpoint:
-        bearer = bearer_for(endpoint, min_refresh_seconds=0.01, cache_seconds=0.01)
+        ticks = Ticks()
+        bearer = bearer_for(endpoint, min_refresh_seconds=0.01, cache_seconds=0.01, clock=ticks)
         token, short = OLD.sign(claims()), OLD.sign(claims(exp=int(time.time()) - 1))
 
         async def scenario() -> list[str]:
             answers = [await refusal(bearer, token), await refusal(bearer, short)]
             endpoint.body = jwks(NEW)  # the key is withdrawn (rotated)
-            await asyncio.sleep(0.02)  # and the cached key set is stale
+            ticks.advance(0.02)  # and the cached key set is stale
             answers.append(await refusal(bearer, token))  # remembered
             answers.append(await refusal(bearer, OLD.sign(claims())))  # a new token
             answers.append(await refusal(bearer, short))  # its expiry ended its stay

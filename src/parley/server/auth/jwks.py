@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -107,22 +107,26 @@ class KeySource(Protocol):
 
 
 class FileKeys:
-    """A key set in a file, read again when it changes (checked at most once a second);
-    a file that turns unreadable or invalid keeps the last good keys and logs why. An
-    unreadable or invalid file at start raises (OSError, ValueError)."""
+    """A key set in a file, read again when it changes (checked at most once a second of
+    `clock`, monotonic seconds); a file that turns unreadable or invalid keeps the last
+    good keys and logs why. An unreadable or invalid file at start raises (OSError,
+    ValueError)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.path = Path(path)
+        self.clock = clock
         try:
             self._keys = parse_jwks(self.path.read_bytes())
         except ValueError as exc:
             raise ValueError(f"{self.path}: {exc}") from None
         self._stamp = _stamp(self.path)
-        self._checked_at = time.monotonic()
+        self._checked_at = clock()
         self._failing = False
 
     async def keys(self, kid: str | None) -> SigningKeys:
-        now = time.monotonic()
+        now = self.clock()
         if now - self._checked_at >= 1.0:
             self._checked_at = now
             self._reload()
@@ -151,7 +155,8 @@ def _stamp(path: Path) -> tuple[int, int]:
 class RemoteKeys:
     """A key set fetched over HTTP(S) from `jwks_url`, or from the `jwks_uri` of the
     OpenID Connect discovery document at `discovery_url` (whose `issuer` must then be
-    `issuer`). URLs must be https, but for a loopback host or with `allow_http`."""
+    `issuer`). URLs must be https, but for a loopback host or with `allow_http`. `clock`
+    (monotonic seconds) times the cache and the refresh limit."""
 
     def __init__(
         self,
@@ -163,6 +168,7 @@ class RemoteKeys:
         min_refresh_seconds: float = 30.0,
         timeout: float = 5.0,
         allow_http: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if (jwks_url is None) == (discovery_url is None):
             raise ValueError("RemoteKeys needs a jwks_url or a discovery_url (one of them)")
@@ -177,6 +183,7 @@ class RemoteKeys:
         self.cache_seconds = cache_seconds
         self.min_refresh_seconds = min_refresh_seconds
         self.timeout = timeout
+        self.clock = clock
         self.fetches = 0
         """Requests made so far (discovery and key set), for monitoring."""
         self._keys: SigningKeys | None = None
@@ -188,7 +195,7 @@ class RemoteKeys:
 
     async def keys(self, kid: str | None) -> SigningKeys:
         keys = self._keys
-        now = time.monotonic()
+        now = self.clock()
         wanted = (
             keys is None or now >= self._expires_at or (kid is not None and kid not in keys.by_kid)
         )
@@ -216,7 +223,7 @@ class RemoteKeys:
     async def _refresh(self) -> None:
         import httpx  # noqa: PLC0415 - loaded by the first fetch, not by every server
 
-        self._attempted_at = time.monotonic()
+        self._attempted_at = self.clock()
         try:
             if self.discovery_url is not None and (self.jwks_url is None or self._failing):
                 self.jwks_url = await self._discover(self.discovery_url)
@@ -233,7 +240,7 @@ class RemoteKeys:
         self._attempts += 1  # not for a cancelled fetch: a waiting request then fetches
         lifetime = self.cache_seconds if fresh_for is None else fresh_for
         lifetime = min(max(lifetime, self.min_refresh_seconds), MAX_CACHE_SECONDS)
-        self._keys, self._expires_at = keys, time.monotonic() + lifetime
+        self._keys, self._expires_at = keys, self.clock() + lifetime
         if self._failing:
             logger.info("JWKS fetched again from %s", self.jwks_url)
         self._failing = False
