@@ -10,10 +10,10 @@ import pytest
 from parley.client import NO_RETRY, RetryPolicy, StreamPolicy, user_message
 from parley.client.content import configured
 from parley.client.errors import ClientConnectionError, ClientProtocolError, StreamIdleError
-from parley.client.retry import IDEMPOTENT_METHODS, is_idempotent, retry_after
+from parley.client.retry import retry_after
 from parley.model import DataPart, Message, Role, SendMessageConfiguration, TextPart
 from parley.protocol.errors import TaskNotFoundError
-from parley.protocol.operations import Operation
+from parley.protocol.operations import OPERATIONS, Operation
 
 
 @pytest.mark.parametrize("package", ["parley.client", "parley.testing"])
@@ -55,20 +55,17 @@ def test_send_options_fill_the_configuration() -> None:
     assert configured(None, True, None, ()) == SendMessageConfiguration(return_immediately=True)
 
 
-def test_idempotent_operations_are_the_get_and_delete_ones() -> None:
-    idempotent = {op for op in Operation if is_idempotent(op)}
+def test_idempotent_operations_are_the_reads_and_delete() -> None:
+    idempotent = {spec.operation for spec in OPERATIONS.values() if spec.idempotent}
     assert idempotent == {
         Operation.GET_TASK,
         Operation.LIST_TASKS,
-        Operation.SUBSCRIBE_TO_TASK,
         Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
         Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
         Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
         Operation.GET_EXTENDED_AGENT_CARD,
     }
-    assert "send_message" not in IDEMPOTENT_METHODS
-    assert "cancel_task" not in IDEMPOTENT_METHODS
-    assert "get_task" in IDEMPOTENT_METHODS
+    assert not any(spec.idempotent for spec in OPERATIONS.values() if spec.streaming)
 
 
 def test_backoff_grows_to_its_ceiling_with_jitter() -> None:

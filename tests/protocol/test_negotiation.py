@@ -10,6 +10,7 @@ from parley.protocol.negotiation import (
     RELEASED_VERSIONS,
     Version,
     activate_extensions,
+    ask_version,
     parse_extensions,
     parse_version,
 )
@@ -68,3 +69,18 @@ def test_the_draft_is_known_but_served_only_when_asked() -> None:
     assert parse_version("1.1.0", (Version.V1_1,)) is Version.V1_1
     with pytest.raises(VersionNotSupportedError, match=r"serves 1\.0, 0\.3"):
         parse_version("1.1", RELEASED_VERSIONS)
+
+
+def test_a_request_version_is_parsed_once_and_answered_in_until_known() -> None:
+    """`ask_version` keeps the parse: the version asked for, answered in at once."""
+    asked = ask_version(" 1.0.2 ", RELEASED_VERSIONS)
+    assert (asked.text, asked.answer, asked.required()) == ("1.0.2", Version.V1_0, Version.V1_0)
+    assert ask_version(None, RELEASED_VERSIONS).required() is Version.V0_3
+
+
+def test_an_unserved_version_is_answered_in_the_first_served_and_refused_when_needed() -> None:
+    asked = ask_version("2.0", RELEASED_VERSIONS)
+    assert asked.answer is RELEASED_VERSIONS[0]
+    with pytest.raises(VersionNotSupportedError, match=r"'2\.0' is not supported") as refused:
+        asked.required()
+    assert refused.value.metadata["requestedVersion"] == "2.0"

@@ -22,13 +22,14 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import (
     EXTENSIONS_HEADERS,
+    AskedVersion,
     Version,
     activate_extensions,
+    ask_version,
     parse_extensions,
-    parse_version,
     released_form,
 )
-from parley.protocol.operations import Operation, OperationSpec
+from parley.protocol.operations import Operation
 from parley.protocol.validation import check_ids
 from parley.server.auth.certificates import tls_client_certificate
 from parley.server.context import (
@@ -39,7 +40,7 @@ from parley.server.context import (
     CallContext,
     Caller,
 )
-from parley.server.handler import RequestHandler
+from parley.server.handler import RequestHandler, StreamCall, UnaryCall
 from parley.server.quotas import Allowance, RateLimiter
 from parley.wire.errors import ERROR_TABLE, ErrorTable, spec_of
 from parley.wire.limits import Limits
@@ -75,28 +76,22 @@ def to_a2a_error(exc: BaseException, where: str) -> A2AError:
 
 
 def answer_version(request: Request, served: Sequence[Version]) -> Version:
-    """The version to answer in before the request's own is known: the header's if it is
-    served, else the first served version (a client that sends a header we cannot serve
-    speaks a newer version than 0.3)."""
-    try:
-        return parse_version(request.version_header, served)
-    except VersionNotSupportedError:
-        return served[0]
+    """The version to answer a request in before its own is known (`ask_version`)."""
+    return ask_version(request.version_header, served).answer
 
 
-def require_version(request: Request, version: Version, served: Sequence[Version]) -> Version:
-    """The request's `A2A-Version` (absent = 0.3) must name `version`, the version its
-    method or route belongs to (REFERENCE §1.2, §1.3), or a draft that shares its methods
-    (`released_form`): the version asked for."""
-    asked = parse_version(request.version_header, served)
-    if released_form(asked) is not version:
-        text = (request.version_header or "").strip()
+def require_version(asked: AskedVersion, version: Version) -> Version:
+    """The request's `A2A-Version` (absent = 0.3; `asked`, parsed once) must name
+    `version`, the version its method or route belongs to (REFERENCE §1.2, §1.3), or a draft
+    that shares its methods (`released_form`): the version asked for."""
+    named = asked.required()
+    if released_form(named) is not version:
         raise VersionNotSupportedError(
             f"This method belongs to A2A {version.value}, but the request asks for "
-            f"A2A {asked.value} (A2A-Version {text!r})",
-            metadata={"requestedVersion": text[:64] or asked.value},
+            f"A2A {named.value} (A2A-Version {asked.text!r})",
+            metadata={"requestedVersion": asked.text[:64] or named.value},
         )
-    return asked
+    return named
 
 
 def requested_extensions(request: Request) -> tuple[str, ...]:
@@ -221,21 +216,20 @@ def echo_headers(ctx: CallContext) -> list[tuple[str, str]]:
 
 
 async def call_unary(
-    handler: RequestHandler, spec: OperationSpec, ctx: CallContext, request: Model
+    handler: RequestHandler, call: UnaryCall, ctx: CallContext, request: Model
 ) -> Any:
     """Run a unary operation; any non-protocol failure becomes InternalError."""
     try:
-        return await getattr(handler, spec.handler_method)(ctx, request)
+        return await call.call(handler, ctx, request)
     except Exception as exc:
-        raise to_a2a_error(exc, spec.handler_method) from None
+        raise to_a2a_error(exc, call.spec.operation.value) from None
 
 
 def open_stream(
-    handler: RequestHandler, spec: OperationSpec, ctx: CallContext, request: Model
+    handler: RequestHandler, call: StreamCall, ctx: CallContext, request: Model
 ) -> AsyncIterator[StreamEvent]:
     """The handler's event iterator (nothing runs until its first `__anext__`)."""
     try:
-        events: AsyncIterator[StreamEvent] = getattr(handler, spec.handler_method)(ctx, request)
+        return call.call(handler, ctx, request)
     except Exception as exc:
-        raise to_a2a_error(exc, spec.handler_method) from None
-    return events
+        raise to_a2a_error(exc, call.spec.operation.value) from None

@@ -50,6 +50,7 @@ from parley.model import (
     TaskState,
 )
 from parley.protocol.negotiation import Version
+from parley.protocol.operations import Operation
 
 
 class Client(Session):
@@ -147,7 +148,9 @@ class Client(Session):
         request = self._request(content, task_id, context_id, settings, with_skill(metadata, skill))
         return await waiting.sent(
             self,
-            partial(self._call, self.transport.send_message, request, extensions),
+            partial(
+                self._call, Operation.SEND_MESSAGE, self.transport.send_message, request, extensions
+            ),
             task_id=task_id,
             blocking=follow and not (settings is not None and settings.return_immediately),
             timeout=timeout,
@@ -214,7 +217,9 @@ class Client(Session):
             tenant=self.tenant,
             current_generation=current_generation,
         )
-        return await self._call(self.transport.get_task, request, extensions, timeout)
+        return await self._call(
+            Operation.GET_TASK, self.transport.get_task, request, extensions, timeout
+        )
 
     async def list_tasks(
         self,
@@ -240,7 +245,9 @@ class Client(Session):
             include_artifacts=include_artifacts,
             tenant=self.tenant,
         )
-        return await self._call(self.transport.list_tasks, request, extensions, timeout)
+        return await self._call(
+            Operation.LIST_TASKS, self.transport.list_tasks, request, extensions, timeout
+        )
 
     async def cancel_task(
         self,
@@ -251,7 +258,9 @@ class Client(Session):
         timeout: Timeout = DEFAULT,
     ) -> Task:
         request = CancelTaskRequest(id=task_id, metadata=metadata, tenant=self.tenant)
-        return await self._call(self.transport.cancel_task, request, extensions, timeout)
+        return await self._call(
+            Operation.CANCEL_TASK, self.transport.cancel_task, request, extensions, timeout
+        )
 
     def subscribe(self, task_id: str, *, extensions: Sequence[str] = ()) -> ClientStream:
         """SubscribeToTask: the task's current snapshot first, then its updates."""
@@ -301,6 +310,7 @@ class Client(Session):
             tenant=self.tenant,
         )
         return await self._call(
+            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
             self.transport.create_task_push_notification_config,
             request,
             extensions,
@@ -319,6 +329,7 @@ class Client(Session):
             task_id=task_id, id=config_id, tenant=self.tenant
         )
         return await self._call(
+            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
             self.transport.get_task_push_notification_config,
             request,
             extensions,
@@ -338,6 +349,7 @@ class Client(Session):
             task_id=task_id, page_size=page_size, page_token=page_token, tenant=self.tenant
         )
         return await self._call(
+            Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
             self.transport.list_task_push_notification_configs,
             request,
             extensions,
@@ -356,6 +368,7 @@ class Client(Session):
             task_id=task_id, id=config_id, tenant=self.tenant
         )
         await self._call(
+            Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
             self.transport.delete_task_push_notification_config,
             request,
             extensions,
@@ -370,6 +383,7 @@ class Client(Session):
         """GetExtendedAgentCard; the client keeps it as its `card` (R-XCARD-2)."""
         request = GetExtendedAgentCardRequest(tenant=self.tenant)
         card = await self._call(
+            Operation.GET_EXTENDED_AGENT_CARD,
             self.transport.get_extended_agent_card,
             request,
             extensions,

@@ -1,9 +1,10 @@
 """Retries with exponential backoff, for idempotent operations only.
 
-An operation is idempotent when its REST route is a GET or a DELETE (RFC 9110 §9.2.2):
-the operations table says which. What is retried: connection failures, timeouts, and the
-HTTP statuses a proxy or an overloaded server answers (429, 502, 503, 504 without an A2A
-error body). A2A errors are the server's answer and are never retried.
+Which operations are idempotent is the operations table's `idempotent` (the reads and
+Delete of a push config: `parley.protocol.operations.OperationSpec`). What is retried:
+connection failures, timeouts, and the HTTP statuses a proxy or an overloaded server
+answers (429, 502, 503, 504 without an A2A error body). A2A errors are the server's
+answer and are never retried.
 """
 
 from __future__ import annotations
@@ -15,13 +16,10 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from parley.client.errors import ClientConnectionError, ClientProtocolError, ClientTimeoutError
-from parley.protocol.negotiation import Version
-from parley.protocol.operations import OPERATIONS, Operation
 
 T = TypeVar("T")
 
 RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
-_SAFE_VERBS = frozenset({"GET", "DELETE"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +47,6 @@ class RetryPolicy:
 
 
 NO_RETRY = RetryPolicy(attempts=1)
-
-
-def is_idempotent(operation: Operation) -> bool:
-    """Whether repeating the operation cannot change the outcome (its 1.0 REST verb)."""
-    routes = OPERATIONS[operation].bindings[Version.V1_0].routes
-    return routes[0].verb in _SAFE_VERBS
-
-
-IDEMPOTENT_METHODS = frozenset(
-    spec.handler_method for spec in OPERATIONS.values() if is_idempotent(spec.operation)
-)
-"""The transport (and handler) methods of the idempotent operations."""
 
 
 def retry_after(error: BaseException) -> float | None:

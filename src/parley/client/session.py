@@ -11,7 +11,7 @@ from typing import Self, TypeVar
 import httpx
 
 from parley.client.errors import ClientError
-from parley.client.retry import IDEMPOTENT_METHODS, RetryPolicy, retrying
+from parley.client.retry import RetryPolicy, retrying
 from parley.client.streaming import ClientStream, StreamPolicy
 from parley.client.transport import (
     DEFAULT,
@@ -25,6 +25,7 @@ from parley.client.transport import (
 )
 from parley.model import AgentCard, AgentInterface, GetTaskRequest, SubscribeToTaskRequest, Task
 from parley.protocol.negotiation import Version
+from parley.protocol.operations import OPERATIONS, Operation
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -89,15 +90,16 @@ class Session:
 
     async def _call(
         self,
+        operation: Operation,
         method: Callable[[R, CallOptions], Awaitable[T]],
         request: R,
         extensions: Sequence[str] = (),
         timeout: Timeout = DEFAULT,
     ) -> T:
-        """`method(request, options)`: a transport method, named as its operation's handler
-        method, retried when that operation is idempotent."""
+        """`method(request, options)`: the transport's method for `operation`, retried when
+        the operations table says the operation is idempotent."""
         options = self._options(extensions, timeout)
-        if method.__name__ in IDEMPOTENT_METHODS:
+        if OPERATIONS[operation].idempotent:
             return await retrying(self.retry, lambda: method(request, options))
         return await method(request, options)
 
@@ -113,7 +115,9 @@ class Session:
 
         async def get_task(task: str) -> Task:
             request = GetTaskRequest(id=task, tenant=self.tenant)
-            return await self._call(self.transport.get_task, request, options.extensions)
+            return await self._call(
+                Operation.GET_TASK, self.transport.get_task, request, options.extensions
+            )
 
         return ClientStream(
             open,

@@ -2,8 +2,8 @@
 read from the operations table; instantiated once per served version (the services'
 packages differ, `lf.a2a.v1` and `a2a.v1`, so both share one server and port).
 
-Per call: the service names the version (`a2a-version`, when sent to the 1.0 service,
-must agree; the 0.3 service is 0.3 whatever it says), the authenticator reads the
+Per call: the service names the version (`a2a-version`, where the version's service reads
+it, must agree: `negotiation.GRPC_READS_VERSION`), the authenticator reads the
 metadata as headers, `a2a-extensions` (and 0.3's `x-a2a-extensions`) are activated
 against the card, the request's `tenant` scopes the call; activated extensions are
 echoed in the initial metadata. Streaming methods are server streams: a client that
@@ -29,6 +29,8 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import (
     EXTENSIONS_HEADERS,
+    GRPC_READS_VERSION,
+    RELEASED_VERSIONS,
     VERSION_HEADER,
     Version,
     activate_extensions,
@@ -46,7 +48,7 @@ from parley.server.context import (
     CallContext,
     Caller,
 )
-from parley.server.handler import RequestHandler
+from parley.server.handler import STREAMING, UNARY, RequestHandler, StreamCall, UnaryCall
 from parley.server.quotas import RateLimiter, quota_metadata
 from parley.wire.codecs import GRPC
 from parley.wire.errors import ERROR_TABLE, ErrorTable
@@ -64,7 +66,7 @@ class Settings:
 
     handler: RequestHandler
     authenticator: Authenticator
-    served: tuple[Version, ...] = (Version.V1_0, Version.V0_3)
+    served: tuple[Version, ...] = RELEASED_VERSIONS
     """The versions the server serves, in its order (named in VersionNotSupported errors)."""
     limits: Limits = DEFAULT_LIMITS
     """What each call's request is parsed under (`parley.wire.limits`)."""
@@ -115,6 +117,7 @@ class A2AServicer:
         self.codecs = {v: GRPC[v] for v in settings.served if released_form(v) is version}
         """This service's version's codec and those of the served drafts that share it."""
         self.service = GRPC_SERVICES[version]
+        self._reads_version = GRPC_READS_VERSION[version]
         self._echo_header = EXTENSIONS_HEADERS[version].lower()
 
     def rpc_handler(self) -> grpc.GenericRpcHandler:
@@ -127,20 +130,20 @@ class A2AServicer:
                 continue
             if spec.streaming:
                 methods[binding.grpc_method] = grpc.unary_stream_rpc_method_handler(
-                    self._streaming(spec)
+                    self._streaming(STREAMING[spec.operation])
                 )
             else:
                 methods[binding.grpc_method] = grpc.unary_unary_rpc_method_handler(
-                    self._unary(spec)
+                    self._unary(UNARY[spec.operation])
                 )
         return grpc.method_handlers_generic_handler(self.service, methods)
 
     # -- one call
 
     def _version(self, headers: Mapping[str, str]) -> Version:
-        """The service's version; `a2a-version` sent to the 1.0 service must name it, or a
-        served draft that shares its service (the 1.1 draft)."""
-        if self.version is not Version.V1_0:
+        """The service's version; `a2a-version`, where the service reads it, must name it
+        or a served draft that shares its service (`released_form`)."""
+        if not self._reads_version:
             return self.version
         text = headers.get(VERSION_HEADER.lower(), "").strip()
         asked = parse_version(text, self.settings.served) if text else self.version
@@ -225,36 +228,37 @@ class A2AServicer:
         error: A2AError = to_a2a_error(exc, where)
         await context.abort_with_status(status_of(error, self.version, self.settings.errors))
 
-    def _unary(self, spec: OperationSpec) -> Unary:
+    def _unary(self, operation: UnaryCall) -> Unary:
+        spec, handler = operation.spec, self.settings.handler
+
         async def call(data: bytes, context: Context) -> bytes:
             use(self.settings.limits)
             try:
                 ctx, request = await self._context(spec, data, context)
-                method = getattr(self.settings.handler, spec.handler_method)
-                result = await method(ctx, request)
+                result = await operation.call(handler, ctx, request)
                 encoded = self.codecs[ctx.version].encode_response(spec.operation, result)
                 body: bytes = encoded.SerializeToString()
                 await self._echo(ctx, context)
             except Exception as exc:
-                await self._abort(exc, context, spec.handler_method)
+                await self._abort(exc, context, spec.operation.value)
             return body
 
         return call
 
-    def _streaming(self, spec: OperationSpec) -> Streaming:
+    def _streaming(self, operation: StreamCall) -> Streaming:
         # Events are written with `context.write` rather than yielded from an async
         # generator: one coroutine hop less per event (~13 % more events/s, measured on a
         # bare grpc.aio server). A client's cancel cancels this coroutine; `finally` closes
         # the handler's iterator.
+        spec, handler = operation.spec, self.settings.handler
+
         async def stream(data: bytes, context: Context) -> None:
             use(self.settings.limits)
             try:
                 ctx, request = await self._context(spec, data, context)
-                events: AsyncIterator[StreamEvent] = getattr(
-                    self.settings.handler, spec.handler_method
-                )(ctx, request)
+                events = operation.call(handler, ctx, request)
             except Exception as exc:
-                await self._abort(exc, context, spec.handler_method)
+                await self._abort(exc, context, spec.operation.value)
             try:
                 first = True
                 encode = self.codecs[ctx.version].event_bytes
@@ -268,7 +272,7 @@ class A2AServicer:
                         event = generations.numbered(item, getattr(numbered, "sequence", None))
                     await context.write(encode(event))
             except Exception as exc:
-                await self._abort(exc, context, spec.handler_method)
+                await self._abort(exc, context, spec.operation.value)
             finally:
                 await _close(events)
 

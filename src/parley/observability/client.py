@@ -9,6 +9,7 @@ transport through `parley.client.transport.transport_wrappers`.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,10 +21,17 @@ from parley.model import StreamEvent
 from parley.observability.handler import SERVICE, ids_of
 from parley.observability.instruments import BINDING, GRPC, HTTP_JSON, JSONRPC, METHOD, VERSION
 from parley.protocol.errors import A2AError
-from parley.protocol.operations import OPERATIONS
+from parley.protocol.operations import OPERATIONS, Operation
 
-_OPERATIONS = {spec.handler_method: spec.operation for spec in OPERATIONS.values()}
-_STREAMS = frozenset({"send_streaming_message", "subscribe_to_task"})
+
+def _method_name(operation: Operation) -> str:
+    """The transport's method for an operation: its name in snake_case (`get_task`)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", operation.value).lower()
+
+
+_OPERATIONS = {_method_name(operation): operation for operation in Operation}
+"""Each operation by its transport method, the names wrapped when a transport is."""
+_STREAMS = frozenset(_method_name(spec.operation) for spec in OPERATIONS.values() if spec.streaming)
 _BINDINGS = {"JsonRpcTransport": JSONRPC, "RestTransport": HTTP_JSON, "GrpcTransport": GRPC}
 
 

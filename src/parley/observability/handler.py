@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import trace
 
@@ -44,12 +44,14 @@ from parley.observability.instruments import (
 )
 from parley.protocol import lifecycle
 from parley.protocol.errors import A2AError
-from parley.protocol.operations import OPERATIONS, Operation
+from parley.protocol.operations import Operation
 from parley.server.context import CallContext
 from parley.server.handler import RequestHandler
 
 SERVICE = "A2AService"
-_METHODS = {spec.handler_method: spec.operation for spec in OPERATIONS.values()}
+
+Req = TypeVar("Req")
+Out = TypeVar("Out")
 
 
 def ids_of(value: object) -> dict[str, str]:
@@ -174,10 +176,15 @@ class ObservedHandler:
     def card(self) -> AgentCard:
         return self.handler.card
 
-    async def _unary(self, name: str, ctx: CallContext, request: Any) -> Any:
-        call = _Call(self.instruments, _METHODS[name], ctx)
+    async def _unary(
+        self,
+        operation: Operation,
+        method: Callable[[CallContext, Req], Awaitable[Out]],
+        ctx: CallContext,
+        request: Req,
+    ) -> Out:
+        call = _Call(self.instruments, operation, ctx)
         call.describe(request)
-        method: Callable[[CallContext, Any], Awaitable[Any]] = getattr(self.handler, name)
         try:
             result = await method(ctx, request)
         except BaseException as exc:
@@ -187,11 +194,17 @@ class ObservedHandler:
         call.end(None)
         return result
 
-    def _stream(self, name: str, ctx: CallContext, request: Any) -> ObservedStream:
-        call = _Call(self.instruments, _METHODS[name], ctx)
+    def _stream(
+        self,
+        operation: Operation,
+        method: Callable[[CallContext, Req], AsyncIterator[StreamEvent]],
+        ctx: CallContext,
+        request: Req,
+    ) -> ObservedStream:
+        call = _Call(self.instruments, operation, ctx)
         call.describe(request)
         try:
-            events: AsyncIterator[StreamEvent] = getattr(self.handler, name)(ctx, request)
+            events = method(ctx, request)
         except BaseException as exc:
             call.end(exc)
             raise
@@ -200,62 +213,74 @@ class ObservedHandler:
     async def send_message(
         self, ctx: CallContext, request: SendMessageRequest
     ) -> SendMessageResult:
-        result: SendMessageResult = await self._unary("send_message", ctx, request)
-        return result
+        return await self._unary(Operation.SEND_MESSAGE, self.handler.send_message, ctx, request)
 
     def send_streaming_message(
         self, ctx: CallContext, request: SendMessageRequest
     ) -> AsyncIterator[StreamEvent]:
-        return self._stream("send_streaming_message", ctx, request)
+        return self._stream(
+            Operation.SEND_STREAMING_MESSAGE, self.handler.send_streaming_message, ctx, request
+        )
 
     async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
-        task: Task = await self._unary("get_task", ctx, request)
-        return task
+        return await self._unary(Operation.GET_TASK, self.handler.get_task, ctx, request)
 
     async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
-        page: ListTasksResponse = await self._unary("list_tasks", ctx, request)
-        return page
+        return await self._unary(Operation.LIST_TASKS, self.handler.list_tasks, ctx, request)
 
     async def cancel_task(self, ctx: CallContext, request: CancelTaskRequest) -> Task:
-        task: Task = await self._unary("cancel_task", ctx, request)
-        return task
+        return await self._unary(Operation.CANCEL_TASK, self.handler.cancel_task, ctx, request)
 
     def subscribe_to_task(
         self, ctx: CallContext, request: SubscribeToTaskRequest
     ) -> AsyncIterator[StreamEvent]:
-        return self._stream("subscribe_to_task", ctx, request)
+        return self._stream(
+            Operation.SUBSCRIBE_TO_TASK, self.handler.subscribe_to_task, ctx, request
+        )
 
     async def create_task_push_notification_config(
         self, ctx: CallContext, request: TaskPushNotificationConfig
     ) -> TaskPushNotificationConfig:
-        config: TaskPushNotificationConfig = await self._unary(
-            "create_task_push_notification_config", ctx, request
+        return await self._unary(
+            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
+            self.handler.create_task_push_notification_config,
+            ctx,
+            request,
         )
-        return config
 
     async def get_task_push_notification_config(
         self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
     ) -> TaskPushNotificationConfig:
-        config: TaskPushNotificationConfig = await self._unary(
-            "get_task_push_notification_config", ctx, request
+        return await self._unary(
+            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
+            self.handler.get_task_push_notification_config,
+            ctx,
+            request,
         )
-        return config
 
     async def list_task_push_notification_configs(
         self, ctx: CallContext, request: ListTaskPushNotificationConfigsRequest
     ) -> ListTaskPushNotificationConfigsResponse:
-        page: ListTaskPushNotificationConfigsResponse = await self._unary(
-            "list_task_push_notification_configs", ctx, request
+        return await self._unary(
+            Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
+            self.handler.list_task_push_notification_configs,
+            ctx,
+            request,
         )
-        return page
 
     async def delete_task_push_notification_config(
         self, ctx: CallContext, request: DeleteTaskPushNotificationConfigRequest
     ) -> None:
-        await self._unary("delete_task_push_notification_config", ctx, request)
+        return await self._unary(
+            Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+            self.handler.delete_task_push_notification_config,
+            ctx,
+            request,
+        )
 
     async def get_extended_agent_card(
         self, ctx: CallContext, request: GetExtendedAgentCardRequest
     ) -> AgentCard:
-        card: AgentCard = await self._unary("get_extended_agent_card", ctx, request)
-        return card
+        return await self._unary(
+            Operation.GET_EXTENDED_AGENT_CARD, self.handler.get_extended_agent_card, ctx, request
+        )

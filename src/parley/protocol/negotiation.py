@@ -7,7 +7,8 @@ No I/O here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from parley.model import AgentCard, AgentExtension
 from parley.protocol.errors import ExtensionSupportRequiredError, VersionNotSupportedError
@@ -37,6 +38,14 @@ EXTENSIONS_HEADERS = {
     Version.V1_0: "A2A-Extensions",
     Version.V0_3: "X-A2A-Extensions",
 }
+GRPC_READS_VERSION: Mapping[Version, bool] = {
+    Version.V1_1: True,
+    Version.V1_0: True,
+    Version.V0_3: False,
+}
+"""Whether a version's gRPC service reads `a2a-version` from a call's metadata: a call to
+1.0's service must name 1.0 or a draft that shares the service; 0.3's service is 0.3
+whatever a call says (its package is the version, and 0.3 had no such header)."""
 DRAFT_VERSIONS = (Version.V1_1,)
 """Versions served only on request (`served_versions`)."""
 RELEASED_VERSIONS = (Version.V1_0, Version.V0_3)
@@ -86,6 +95,35 @@ def parse_version(value: str | None, served: Collection[Version] = tuple(Version
     if version not in served:
         raise _unsupported(text or version.value, served)
     return version
+
+
+@dataclass(frozen=True, slots=True)
+class AskedVersion:
+    """A request's `A2A-Version`, parsed once per request (`ask_version`): `asked`, the
+    version it names or the error it is refused with (raised only where the request's own
+    version is needed: `required`), and `answer`, the version to answer in meanwhile."""
+
+    text: str
+    asked: Version | VersionNotSupportedError
+    answer: Version
+
+    def required(self) -> Version:
+        """The version asked for; VersionNotSupportedError if it is not served."""
+        if isinstance(self.asked, VersionNotSupportedError):
+            raise self.asked
+        return self.asked
+
+
+def ask_version(value: str | None, served: Sequence[Version]) -> AskedVersion:
+    """`value` parsed (`parse_version`) against `served`. Until a request's own version is
+    known it is answered in the version it asks for if that is served, else in the first
+    served one (a client that asks for one we cannot serve speaks one newer than 0.3)."""
+    text = (value or "").strip()
+    try:
+        version = parse_version(text, served)
+    except VersionNotSupportedError as error:
+        return AskedVersion(text, error, served[0])
+    return AskedVersion(text, version, version)
 
 
 def _unsupported(text: str, served: Collection[Version]) -> VersionNotSupportedError:

@@ -79,7 +79,14 @@ class Binding:
 
 @dataclass(frozen=True, slots=True)
 class OperationSpec:
-    """Everything about one operation. `response` None means an empty response."""
+    """Everything about one operation. `response` None means an empty response.
+
+    `idempotent`: sending the same request again gets the same answer and changes nothing
+    more, so a client may retry it after a lost answer (`parley.client.retry`). The reads,
+    and Delete of a push config (R-PUSH-7); not SendMessage, not the streams, not Create,
+    and not CancelTask: the spec calls it idempotent in effect (R-TASK-11), but a repeat
+    of a cancel that went through is answered TaskNotCancelableError (docs/decisions.md).
+    """
 
     operation: Operation
     request: type[Model]
@@ -87,12 +94,7 @@ class OperationSpec:
     streaming: bool
     capability: Capability | None
     bindings: Mapping[Version, Binding]
-
-    @property
-    def handler_method(self) -> str:
-        """The request handler's method for this operation (`GetTask` -> `get_task`)."""
-        name = self.operation.value
-        return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+    idempotent: bool = False
 
 
 GRPC_SERVICES: Mapping[Version, str] = {
@@ -129,9 +131,10 @@ def _spec(
     *,
     streaming: bool = False,
     capability: Capability | None = None,
+    idempotent: bool = False,
 ) -> OperationSpec:
     bindings = {Version.V1_1: v1, Version.V1_0: v1} | ({Version.V0_3: v03} if v03 else {})
-    return OperationSpec(operation, request, response, streaming, capability, bindings)
+    return OperationSpec(operation, request, response, streaming, capability, bindings, idempotent)
 
 
 OPERATIONS: Mapping[Operation, OperationSpec] = {
@@ -159,6 +162,7 @@ OPERATIONS: Mapping[Operation, OperationSpec] = {
             Task,
             _v1("GetTask", ("GET", "/tasks/{id}")),
             _v03("tasks/get", "GetTask", ("GET", "/v1/tasks/{id}")),
+            idempotent=True,
         ),
         _spec(
             Operation.LIST_TASKS,
@@ -166,6 +170,7 @@ OPERATIONS: Mapping[Operation, OperationSpec] = {
             ListTasksResponse,
             _v1("ListTasks", ("GET", "/tasks")),
             None,  # 0.3 has no ListTasks (REFERENCE D13)
+            idempotent=True,
         ),
         _spec(
             Operation.CANCEL_TASK,
@@ -216,6 +221,7 @@ OPERATIONS: Mapping[Operation, OperationSpec] = {
                 ("GET", "/v1" + _PUSH + "/{id}"),
             ),
             capability=Capability.PUSH_NOTIFICATIONS,
+            idempotent=True,
         ),
         _spec(
             Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
@@ -228,6 +234,7 @@ OPERATIONS: Mapping[Operation, OperationSpec] = {
                 ("GET", "/v1" + _PUSH),
             ),
             capability=Capability.PUSH_NOTIFICATIONS,
+            idempotent=True,
         ),
         _spec(
             Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
@@ -240,6 +247,7 @@ OPERATIONS: Mapping[Operation, OperationSpec] = {
                 ("DELETE", "/v1" + _PUSH + "/{id}"),
             ),
             capability=Capability.PUSH_NOTIFICATIONS,
+            idempotent=True,
         ),
         _spec(
             Operation.GET_EXTENDED_AGENT_CARD,
@@ -248,6 +256,7 @@ OPERATIONS: Mapping[Operation, OperationSpec] = {
             _v1("GetExtendedAgentCard", ("GET", "/extendedAgentCard")),
             _v03("agent/getAuthenticatedExtendedCard", "GetAgentCard", ("GET", "/v1/card")),
             capability=Capability.EXTENDED_AGENT_CARD,
+            idempotent=True,
         ),
     )
 }

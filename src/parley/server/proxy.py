@@ -12,7 +12,7 @@ failure to reach it becomes UnavailableError, any other transport failure Intern
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from msgspec.structs import replace
@@ -34,6 +34,7 @@ from parley.model import (
     ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
+    Model,
     SendMessageRequest,
     SendMessageResult,
     StreamEvent,
@@ -52,7 +53,8 @@ from parley.wire.cards import grpc_url
 
 log = logging.getLogger("parley.proxy")
 
-R = TypeVar("R")
+Req = TypeVar("Req", bound=Model)
+Out = TypeVar("Out")
 
 UPSTREAM_BINDINGS = (JSONRPC_BINDING, HTTP_JSON_BINDING, GRPC_BINDING)
 """The bindings the proxy may reach its upstream by, in the upstream card's order."""
@@ -193,21 +195,29 @@ class ProxyHandler:
         timeout = None if stream else self.timeout
         return CallOptions(extensions=ctx.requested_extensions, timeout=timeout, headers=headers)
 
-    async def _unary(self, ctx: CallContext, name: str, request: Any) -> Any:
+    async def _unary(
+        self,
+        ctx: CallContext,
+        method: Callable[[Transport], Callable[[Req, CallOptions], Awaitable[Out]]],
+        request: Req,
+    ) -> Out:
+        """`method` of the upstream's transport, on `request` in the upstream's tenant."""
         transport, tenant = self._upstream()
-        method = getattr(transport, name)
         try:
-            return await method(replace(request, tenant=tenant), self._options(ctx))
+            return await method(transport)(replace(request, tenant=tenant), self._options(ctx))
         except ClientError as exc:
             raise upstream_error(exc) from None
 
     async def _stream(
-        self, ctx: CallContext, name: str, request: Any
+        self,
+        ctx: CallContext,
+        method: Callable[[Transport], Callable[[Req, CallOptions], EventStream]],
+        request: Req,
     ) -> AsyncIterator[StreamEvent]:
         """The upstream's stream, event by event; its errors raised as `_unary`'s."""
         with self.caps.stream(ctx):
             transport, tenant = self._upstream()
-            opened: EventStream = getattr(transport, name)(
+            opened = method(transport)(
                 replace(request, tenant=tenant), self._options(ctx, stream=True)
             )
             try:
@@ -221,61 +231,51 @@ class ProxyHandler:
     async def send_message(
         self, ctx: CallContext, request: SendMessageRequest
     ) -> SendMessageResult:
-        result: SendMessageResult = await self._unary(ctx, "send_message", request)
-        return result
+        return await self._unary(ctx, lambda t: t.send_message, request)
 
     def send_streaming_message(
         self, ctx: CallContext, request: SendMessageRequest
     ) -> AsyncIterator[StreamEvent]:
-        return self._stream(ctx, "send_streaming_message", request)
+        return self._stream(ctx, lambda t: t.send_streaming_message, request)
 
     async def get_task(self, ctx: CallContext, request: GetTaskRequest) -> Task:
-        task: Task = await self._unary(ctx, "get_task", request)
-        return task
+        return await self._unary(ctx, lambda t: t.get_task, request)
 
     async def list_tasks(self, ctx: CallContext, request: ListTasksRequest) -> ListTasksResponse:
-        page: ListTasksResponse = await self._unary(ctx, "list_tasks", request)
-        return page
+        return await self._unary(ctx, lambda t: t.list_tasks, request)
 
     async def cancel_task(self, ctx: CallContext, request: CancelTaskRequest) -> Task:
-        task: Task = await self._unary(ctx, "cancel_task", request)
-        return task
+        return await self._unary(ctx, lambda t: t.cancel_task, request)
 
     def subscribe_to_task(
         self, ctx: CallContext, request: SubscribeToTaskRequest
     ) -> AsyncIterator[StreamEvent]:
-        return self._stream(ctx, "subscribe_to_task", request)
+        return self._stream(ctx, lambda t: t.subscribe_to_task, request)
 
     async def create_task_push_notification_config(
         self, ctx: CallContext, request: TaskPushNotificationConfig
     ) -> TaskPushNotificationConfig:
-        name = "create_task_push_notification_config"
-        config: TaskPushNotificationConfig = await self._unary(ctx, name, request)
-        return config
+        return await self._unary(ctx, lambda t: t.create_task_push_notification_config, request)
 
     async def get_task_push_notification_config(
         self, ctx: CallContext, request: GetTaskPushNotificationConfigRequest
     ) -> TaskPushNotificationConfig:
-        name = "get_task_push_notification_config"
-        config: TaskPushNotificationConfig = await self._unary(ctx, name, request)
-        return config
+        return await self._unary(ctx, lambda t: t.get_task_push_notification_config, request)
 
     async def list_task_push_notification_configs(
         self, ctx: CallContext, request: ListTaskPushNotificationConfigsRequest
     ) -> ListTaskPushNotificationConfigsResponse:
-        name = "list_task_push_notification_configs"
-        page: ListTaskPushNotificationConfigsResponse = await self._unary(ctx, name, request)
-        return page
+        return await self._unary(ctx, lambda t: t.list_task_push_notification_configs, request)
 
     async def delete_task_push_notification_config(
         self, ctx: CallContext, request: DeleteTaskPushNotificationConfigRequest
     ) -> None:
-        await self._unary(ctx, "delete_task_push_notification_config", request)
+        return await self._unary(ctx, lambda t: t.delete_task_push_notification_config, request)
 
     async def get_extended_agent_card(
         self, ctx: CallContext, request: GetExtendedAgentCardRequest
     ) -> AgentCard:
         """The upstream's extended card, at the proxy's interfaces."""
-        card: AgentCard = await self._unary(ctx, "get_extended_agent_card", request)
+        card = await self._unary(ctx, lambda t: t.get_extended_agent_card, request)
         rewritten = proxy_card(card, self.upstream, keep_security=self._keep_security)
         return self._served(replace(rewritten, supported_interfaces=self._interfaces))

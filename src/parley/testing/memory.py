@@ -24,7 +24,7 @@ from parley.protocol.negotiation import (
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.protocol.validation import check_ids
 from parley.server.context import Authenticator, AuthRequest, CallContext, authenticator_of
-from parley.server.handler import RequestHandler
+from parley.server.handler import STREAMING, UNARY, RequestHandler
 from parley.server.quotas import rate_limiter_of
 
 
@@ -106,11 +106,11 @@ class InMemoryTransport(BaseTransport):
 
     async def unary(self, operation: Operation, request: Model, options: CallOptions) -> Any:
         ctx = await self.context(operation, request, options)
-        method = getattr(self.handler, OPERATIONS[operation].handler_method)
+        call = UNARY[operation].call
         deadline = asyncio.timeout(options.timeout)
         try:
             async with deadline:
-                return await method(ctx, request)
+                return await call(self.handler, ctx, request)
         except TimeoutError as exc:
             if not deadline.expired():
                 raise InternalError() from None
@@ -169,9 +169,9 @@ class HandlerEventStream:
 
     async def _open(self) -> AsyncIterator[StreamEvent]:
         ctx = await self._transport.context(self._operation, self._request, self._options)
-        method = getattr(self._transport.handler, OPERATIONS[self._operation].handler_method)
+        call = STREAMING[self._operation].call
         try:
-            events: AsyncIterator[StreamEvent] = method(ctx, self._request)
+            events = call(self._transport.handler, ctx, self._request)
         except Exception as exc:
             raise _protocol_error(exc) from None
         return events
