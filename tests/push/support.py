@@ -87,18 +87,16 @@ def service_for(url: str, agent: Agent, push: PushSettings | bool = FAST) -> Age
 
 @asynccontextmanager
 async def serving(
-    url: str, agent: Agent, push: PushSettings | bool = FAST, *, shutdown: float = 1.5
+    url: str, agent: Agent, push: PushSettings | bool = FAST, *, shutdown: float = 10.0
 ) -> AsyncIterator[AgentService]:
-    """A started `AgentService` (`service_for`); shut down after, within `shutdown` s."""
+    """A started `AgentService` (`service_for`); shut down after (a shutdown that hangs
+    fails after `shutdown` s)."""
     service = service_for(url, agent, push)
     await service.startup()
     try:
         yield service
     finally:
-        started = time.monotonic()
-        await asyncio.wait_for(service.shutdown(), shutdown + 1.0)
-        took = time.monotonic() - started
-        assert took < shutdown, f"shutdown took {took:.2f} s"
+        await asyncio.wait_for(service.shutdown(), shutdown)
 
 
 def worker(service: AgentService) -> DeliveryWorker:
