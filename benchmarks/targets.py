@@ -274,8 +274,8 @@ def _ratio_row(
         p[name] / c[name] for p, c in zip(figures[PARLEY.key], figures[CEILING.key], strict=True)
     ]
     sdk = None
-    if SDK.key in figures:
-        sdk = ours / statistics.median(f[name] for f in figures[SDK.key])
+    if SDK.key in figures:  # none when no SDK stream ended within a run: no ratio
+        sdk = ours / max(statistics.median(f[name] for f in figures[SDK.key]), 1e-9)
     text = f"x{ours / ceiling:.2f} ({min(rounds):.2f}-{max(rounds):.2f})"
     return label, ours, ceiling, sdk, text, ours / ceiling >= target, f">= x{target:.2f}"
 
@@ -327,7 +327,7 @@ def render(run: Run) -> str:
     ]
     for label, ours, ceiling, sdk, ratio, met, target in rows(run):
         verdict = "met" if met else "**missed**"
-        sdk_text = f"x{sdk:.1f}" if sdk is not None else ""
+        sdk_text = f"x{sdk:.1f}" if sdk is not None and sdk < 1e6 else ""
         cells = [label, _fmt(ours), _fmt(ceiling), ratio, target, verdict, sdk_text]
         lines.append("| " + " | ".join(cells) + " |")
     others = [f["foreign_cores"] for by in run.http.values() for fs in by.values() for f in fs]

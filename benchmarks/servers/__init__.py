@@ -107,8 +107,8 @@ def instrumented(app: Any) -> Any:
             return {"generations": stats, "tracked_objects": len(gc.get_objects())}
         if scope["path"] == MARK_PATH:
             return heap.mark()
-        per = int(scope["query_string"].decode().partition("per=")[2] or 1)
-        return heap.since(per)
+        query = dict(pair.partition("=")[::2] for pair in scope["query_string"].decode().split("&"))
+        return heap.since(int(query.get("per") or 1), int(query.get("limit") or 25))
 
     async def probe(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["path"] not in (GC_STATS_PATH, MARK_PATH, SINCE_PATH):

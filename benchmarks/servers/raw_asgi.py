@@ -9,8 +9,9 @@ Bindings, as Parley routes them: JSON-RPC on `/` (1.0 with `A2A-Version: 1.0`, e
 `kind`-tagged objects, lower-case states, `final`), HTTP+JSON 1.0 on `/message:send|stream`
 and 0.3 on `/v1/message:send|stream` (ProtoJSON; a 0.3 message's parts are `content`). A
 send with `returnImmediately` (0.3: `blocking: false`) answers the submitted task; `GetTask`
-(`tasks/get`, `GET /tasks/{id}`) encodes the stored task again. Each sent task is kept as
-its dict (what "memory per stored task" compares against).
+(`tasks/get`, `GET /tasks/{id}`) answers the stored task. Each sent task is kept as its
+JSON bytes in a dict (the floor for "memory per stored task", and no burden on the garbage
+collector), spliced into the answers as they are.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ _CARD = json.dumps(
     }
 ).encode()
 
-tasks: dict[str, dict[str, Any]] = {}
+tasks: dict[str, bytes] = {}
 _never = asyncio.Event()
 
 
@@ -128,6 +129,16 @@ def _dumps(dialect: Dialect, request_id: Any, result: dict[str, Any]) -> str:
     return json.dumps(result, separators=(",", ":"))
 
 
+def _encoded(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _enveloped(dialect: Dialect, request_id: Any, result: bytes) -> bytes:
+    if dialect.jsonrpc:
+        return b'{"jsonrpc":"2.0","id":' + _encoded(request_id) + b',"result":' + result + b"}"
+    return result
+
+
 async def _read_body(receive: Receive) -> bytes:
     body = b""
     while True:
@@ -151,19 +162,18 @@ def _returns_at_once(params: dict[str, Any]) -> bool:
 async def _send_task(send: Send, dialect: Dialect, request_id: Any, params: dict[str, Any]) -> None:
     message = params["message"]
     task = _task(dialect, message, "COMPLETED", str(uuid.uuid4()))
-    tasks[task["id"]] = task
-    answer = task
+    stored = _encoded({"kind": "task", **task} if dialect.kinds else task)
+    tasks[task["id"]] = stored
     if _returns_at_once(params):
         answer = {key: task[key] for key in ("id", "contextId", "history")}
         answer["status"] = _status(dialect, "SUBMITTED")
-    result = dialect.wrap("task", "task", answer)
-    await _answer(send, _dumps(dialect, request_id, result).encode())
+        stored = _encoded({"kind": "task", **answer} if dialect.kinds else answer)
+    result = stored if dialect.kinds else b'{"task":' + stored + b"}"
+    await _answer(send, _enveloped(dialect, request_id, result))
 
 
 async def _get_task(send: Send, dialect: Dialect, request_id: Any, task_id: str) -> None:
-    task = tasks[task_id]
-    result = {"kind": "task", **task} if dialect.kinds else task
-    await _answer(send, _dumps(dialect, request_id, result).encode())
+    await _answer(send, _enveloped(dialect, request_id, tasks[task_id]))
 
 
 async def _stream(send: Send, dialect: Dialect, request_id: Any, message: dict[str, Any]) -> None:
