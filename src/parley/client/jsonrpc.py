@@ -37,15 +37,16 @@ from parley.wire.json_bytes import JSON, dumps
 def read_envelope(value: JSON, request_id: int, status: int) -> JSON:
     """The `result` of a JSON-RPC response, or raise the A2A error it carries.
 
-    A response with another (non-null) id is not ours: ClientProtocolError. A missing
-    `result` is read as null, which only an empty result (a deleted config) accepts.
+    A response with another (non-null) id is not ours: ClientProtocolError (`true` is no
+    id, though Python holds it equal to 1). A missing `result` is read as null, which only
+    an empty result (a deleted config) accepts.
     """
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
         raise ClientProtocolError("Not a JSON-RPC 2.0 response", status_code=status)
     if "error" in value:
         raise from_jsonrpc_error(value["error"])
     answered = value.get("id")
-    if answered is not None and answered != request_id:
+    if answered is not None and (isinstance(answered, bool) or answered != request_id):
         raise ClientProtocolError(
             f"JSON-RPC response id {answered!r} does not match the request's {request_id}",
             status_code=status,
