@@ -2,7 +2,7 @@
 scopes the A2A context by caller so that no two (caller, context) pairs share a
 conversation — anonymous callers included, whatever context id they name (DESIGN 8:
 scope before lookup) — and text pieces stream as artifact chunks, the last piece of each
-artifact marked `lastChunk` (R-STREAM-5: appended chunks of one artifact id)."""
+artifact marked `lastChunk` (REFERENCE §4.5: chunks appended to one artifact id)."""
 
 from __future__ import annotations
 

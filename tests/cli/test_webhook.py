@@ -1,6 +1,6 @@
 """`parley webhook listen`'s receiver in-process (`parley.cli.webhook.Listener` through httpx's
 ASGITransport, its output in a buffer): what each kind of notification is said to be, in
-either protocol version's form (R-PUSH-3: the StreamResponse a notification carries);
+either protocol version's form (REFERENCE §9.2: the StreamResponse a notification carries);
 credentials never printed; a body read in pieces, and refused past the limit even without
 a Content-Length; the command's options. The real command, over a socket, is in
 test_webhook_listen.py."""

@@ -1,8 +1,8 @@
 """The client's interface choice (`parley.client.card.select_interface`) against a model of
-its rule over any card (REFERENCE §5.3, R-BIND-6: the client picks among the card's
-interfaces): the first of the wanted versions the card offers on an allowed binding, and
-among those the card's first; relative URLs resolved against the card's URL, a gRPC address
-never; and no compatible interface is one error naming what the card offers."""
+its rule over any card (REFERENCE §5.3: the client picks among the card's interfaces): the
+first of the wanted versions the card offers on an allowed binding, and among those the
+card's first; relative URLs resolved against the card's URL, a gRPC address never; and no
+compatible interface is one error naming what the card offers."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_a_grpc_address_is_never_joined() -> None:
 
 
 def test_an_interface_without_a_version_is_taken_as_0_3() -> None:
-    """A 0.3 card's interfaces name no version: a missing version means 0.3 (R-VER-2)."""
+    """A 0.3 card's interfaces name no version: a missing version means 0.3 (R-VER-6)."""
     agent = card([AgentInterface(url="http://a", protocol_binding="JSONRPC", protocol_version="")])
     assert select_interface(agent)[1] is Version.V0_3
     with pytest.raises(NoCompatibleInterfaceError):

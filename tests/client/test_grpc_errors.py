@@ -1,9 +1,9 @@
 """The gRPC client's translation of a failed call (`parley.client.grpc_errors`), in-process on
 real `grpc.aio.AioRpcError`s: every A2A error the gRPC binding sends (its status and
 `grpc-status-details-bin` trailer, built by `parley.grpc.errors.status_of`) comes back as
-the same class with its message, metadata and field violations (R-ERR-17: typed details);
-the `Name: message` form of details-less 0.3 servers is read too; a status that names no
-A2A error is the client's own error, by status code."""
+the same class with its message, metadata and field violations (R-ERR-23: the ErrorInfo in
+the status details); the `Name: message` form of details-less 0.3 servers is read too; a
+status that names no A2A error is the client's own error, by status code."""
 
 from __future__ import annotations
 

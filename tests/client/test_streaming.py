@@ -1,5 +1,5 @@
 """`ClientStream` (`parley.client.streaming`) on a scripted in-memory server, for any pattern
-of drops: a server that replays after `Last-Event-ID` (R-STREAM-9) has every event
+of drops: a server that replays after `Last-Event-ID` (REFERENCE §7.3) has every event
 delivered exactly once, in order, with nothing said; one that resynchronises with a Task
 snapshot has it delivered as `Reconnected(task)`; one without ids has the caller told; a
 task that finished meanwhile ends the stream with GetTask's snapshot; reconnections give up

@@ -51,7 +51,7 @@ async def test_a_missing_path_is_a_1_0_error_answer(path: str) -> None:
 
 @pytest.mark.parametrize("headers", [{"A2A-Version": "0.3"}, {}], ids=["0.3", "no header"])
 async def test_a_0_3_request_gets_the_0_3_error_form(headers: dict[str, str]) -> None:
-    """Without A2A-Version a request is taken as 0.3's (R-VER-2)."""
+    """Without A2A-Version a request is taken as 0.3's (R-VER-6)."""
     async with client_of(inspected_app(URL)) as c:
         answer = await c.get("/inspector/api/nothing", headers=headers)
     assert answer.status_code == 404

@@ -1,11 +1,11 @@
 """`parley.testing.InMemoryTransport` seen from the handler's side: the `CallContext` each call
 gets is the one a binding would build — the version, the headers lower-cased (the
 transport's, the call's, the credentials'), the extensions asked for and those the card
-activates (R-EXT-3), the resume point of a resubscription (R-STREAM-9: after the last
+activates (R-EXT-3), the resume point of a resubscription (REFERENCE §7.3: after the last
 event id, a decimal sequence number; anything else is no resume point), the tenant — and
-an operation the version lacks never reaches the handler (R-VER: ListTasks is 1.0 only).
-A recording handler stands for the agent. End-to-end use against an `AgentService` is in
-tests/client/test_memory.py."""
+an operation the version lacks never reaches the handler (REFERENCE §8.5: ListTasks is 1.0
+only). A recording handler stands for the agent. End-to-end use against an `AgentService`
+is in tests/client/test_memory.py."""
 
 from __future__ import annotations
 
