@@ -75,9 +75,9 @@ def _told_apart(
     if binding == JSONRPC_BINDING:
         return a.jsonrpc_code != b.jsonrpc_code
     if version is Version.V0_3 and binding == HTTP_JSON_BINDING:
-        return a.http_status_v03 != b.http_status_v03 and a.http_status != b.http_status_v03
+        return b.http_status_v03 not in (a.http_status_v03, a.http_status)
     if version is Version.V0_3:
-        return a.grpc_status_v03 != b.grpc_status_v03 and a.grpc_status != b.grpc_status_v03
+        return b.grpc_status_v03 not in (a.grpc_status_v03, a.grpc_status)
     return a.reason != b.reason
 
 
