@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 
 from msgspec.structs import replace
 
@@ -16,12 +15,14 @@ from parley.protocol import folding
 from parley.server.stores import Scope, StaleWriteError, TaskStore
 from tests.contracts.support import ALICE, make_task, opened, run, text_message, texts
 
-WRITERS = 20
-EVENTS = 50
-BACKOFF = 0.005
-"""Seconds: a writer whose save was stale waits up to this * 2**attempts (capped at 1 s)
-before retrying: exponential backoff with full jitter, so contention eases quickly however
-slow the machine (a linear backoff kept 20 writers colliding for minutes under coverage)."""
+WRITERS = 8
+EVENTS = 20
+BACKOFF = 0.002
+"""Seconds: a writer whose save was stale waits up to this * 2**attempts (capped at
+MAX_BACKOFF) before retrying: exponential backoff with full jitter, so contention eases
+quickly however slow the machine (a linear backoff kept writers colliding for minutes
+under coverage; retrying at once, each lost write costs every other writer a reload)."""
+MAX_BACKOFF = 0.05
 
 
 def event_of(writer: int, number: int, task: Task) -> TaskEvent:
@@ -52,19 +53,17 @@ async def writer(store: TaskStore, scope: Scope, number: int, stale: list[int]) 
             except StaleWriteError:
                 stale[0] += 1
                 attempt += 1
-                await asyncio.sleep(jitter.random() * min(1.0, BACKOFF * 2**attempt))
+                await asyncio.sleep(jitter.random() * min(MAX_BACKOFF, BACKOFF * 2**attempt))
                 continue
             break
 
 
 def test_concurrent_writers_lose_no_event(store_url: str) -> None:
-    async def main() -> tuple[int, float]:
+    async def main() -> int:
         async with opened(store_url) as (store, _):
             await store.create(ALICE, make_task("t1"))
             stale = [0]
-            started = time.perf_counter()
             await asyncio.gather(*(writer(store, ALICE, w, stale) for w in range(WRITERS)))
-            elapsed = time.perf_counter() - started
             stored = await store.get(ALICE, "t1")
             assert stored is not None
             task = stored.task
@@ -80,7 +79,6 @@ def test_concurrent_writers_lose_no_event(store_url: str) -> None:
                 assert texts(artifact) == [
                     f"{artifact.artifact_id}-{n}" for n in range(1, EVENTS, 2)
                 ]
-            return stale[0], elapsed
+            return stale[0]
 
-    stale, elapsed = run(main(), timeout=240)  # ~55 s here under coverage with SQLite
-    print(f"{stale} stale writes retried in {elapsed:.2f}s")
+    assert run(main(), timeout=120) >= 1  # the writers did collide
