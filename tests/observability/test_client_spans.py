@@ -68,6 +68,6 @@ async def test_without_observe_clients_the_transport_is_the_clients_own() -> Non
             assert not isinstance(client.transport, ObservedTransport)
         async with observed(), Client.connect(url) as client:
             assert isinstance(client.transport, ObservedTransport)
-        assert transport_wrappers == []  # undone
+        assert transport_wrappers.get() == ()  # undone
         async with Client.connect(url) as client:
             assert not isinstance(client.transport, ObservedTransport)

@@ -51,7 +51,8 @@ class Session:
         tenant: str | None = None,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        self.transport = wrapped(transport) if transport_wrappers else transport
+        wrappers = transport_wrappers.get()
+        self.transport = wrapped(transport, wrappers) if wrappers else transport
         self._card = card
         self.interface = interface
         self.tenant = tenant if tenant is not None else interface.tenant if interface else ""

@@ -1,12 +1,14 @@
 """The `Transport` protocol the client speaks through: one method per operation, named as
 the server's `RequestHandler` names them; JSON-RPC, HTTP+JSON, gRPC and the in-memory
-transport implement it. Retries live above it (`Client`), wrappers around it (observability).
+transport implement it (on `BaseTransport`). Retries live above it (`Session`), wrappers
+around it (`transport_wrappers`: observability).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -137,15 +139,21 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
-transport_wrappers: list[Callable[[Transport], Transport]] = []
-"""Applied in order to the transport of every Client made after they are added
-(`parley.observability.observe_clients` adds one: a span per operation); empty, the
-default: the transport as given, nothing paid per call."""
+TransportWrapper = Callable[[Transport], Transport]
+
+transport_wrappers: ContextVar[tuple[TransportWrapper, ...]] = ContextVar(
+    "parley_transport_wrappers", default=()
+)
+"""Applied in order to the transport of every Client made in the context
+(`parley.observability.observe_clients` sets one: a span per operation). An immutable
+tuple set at the edge (`parley serve --otel`, before its event loop starts, so every task
+the server runs inherits it) and undone by resetting its token; empty, the default: the
+transport as given, nothing paid per call."""
 
 
-def wrapped(transport: Transport) -> Transport:
-    """`transport` through each of `transport_wrappers`."""
-    for wrap in transport_wrappers:
+def wrapped(transport: Transport, wrappers: tuple[TransportWrapper, ...]) -> Transport:
+    """`transport` through each of `wrappers`, in order."""
+    for wrap in wrappers:
         transport = wrap(transport)
     return transport
 

@@ -148,7 +148,7 @@ class ObservedTransport:
 
 
 def wrapper(tracer: Tracer) -> Callable[[Transport], Transport]:
-    """What `observe_clients` adds to `transport_wrappers`."""
+    """What `observe_clients` puts into `transport_wrappers`."""
 
     def observe(transport: Transport) -> Transport:
         if isinstance(transport, ObservedTransport):

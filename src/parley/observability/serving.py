@@ -62,16 +62,15 @@ def observe_grpc(server: Any, telemetry: Telemetry) -> Any:
 
 
 def observe_clients(telemetry: Telemetry) -> Callable[[], None]:
-    """Instrument every Parley client made from now on (a client span per operation, named
-    after its A2A method), and every httpx client (and `grpc.aio` channel, with the grpc
-    extra) of the process, whose spans are children of those; the function returned
-    undoes it."""
+    """Instrument every Parley client made from now on in this context and the tasks it
+    starts (a client span per operation, named after its A2A method), and every httpx
+    client (and `grpc.aio` channel, with the grpc extra) of the process, whose spans are
+    children of those; the function returned undoes it (in the same context)."""
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor  # noqa: PLC0415
 
     undo: list[Callable[[], None]] = []
-    observe = wrapper(telemetry.tracer)
-    transport_wrappers.append(observe)
-    undo.append(lambda: transport_wrappers.remove(observe))
+    token = transport_wrappers.set((*transport_wrappers.get(), wrapper(telemetry.tracer)))
+    undo.append(lambda: transport_wrappers.reset(token))
     httpx_instrumentor = HTTPXClientInstrumentor()
     httpx_instrumentor.instrument(tracer_provider=telemetry.tracer_provider)
     undo.append(httpx_instrumentor.uninstrument)
