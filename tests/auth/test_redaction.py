@@ -10,7 +10,7 @@ import sys
 import pytest
 from uvicorn.logging import AccessFormatter
 
-from parley.cli.logs import log_config, redaction_from
+from parley.cli.logs import log_config, redaction_options
 from parley.cli.main import build_parser
 from parley.server.redaction import REDACTED, RedactingFilter, install_redaction
 
@@ -136,6 +136,6 @@ def test_serves_configuration_filters_each_handler_and_the_root(
     assert all(h["filters"] == ["redact"] for h in config["handlers"].values())
     assert config["root"] == {"handlers": ["default"], "level": logging.DEBUG}
     assert config["disable_existing_loggers"] is False
-    redaction = redaction_from(arguments)
+    redaction = RedactingFilter(**redaction_options(arguments))
     text = "flag-key env-key-1 env-key-2 /?k=v"
     assert redaction.redact(text) == "[redacted] [redacted] [redacted] /?k=[redacted]"

@@ -331,24 +331,24 @@ def test_input_modes() -> None:
     """R-SEND-9: unsupported part media types ⇒ ContentTypeNotSupportedError."""
     png = message(parts=(RawPart(raw=b"x", media_type="image/png"),))
     untyped = message(parts=(TextPart(text="x"),))
-    v.check_input_modes(card(), png)  # no declared modes: anything goes
-    v.check_input_modes(card(("text/plain",)), untyped)  # no media type: not checked
-    v.check_input_modes(card(("text/plain",), skill_modes=("image/*",)), png)
-    v.check_input_modes(card(("IMAGE/PNG; q=1",)), png)
+    v.ContentModes(card()).check_input(png)  # no declared modes: anything goes
+    v.ContentModes(card(("text/plain",))).check_input(untyped)  # no media type: not checked
+    v.ContentModes(card(("text/plain",), skill_modes=("image/*",))).check_input(png)
+    v.ContentModes(card(("IMAGE/PNG; q=1",))).check_input(png)
     with pytest.raises(ContentTypeNotSupportedError):
-        v.check_input_modes(card(("text/plain", "application/json")), png)
+        v.ContentModes(card(("text/plain", "application/json"))).check_input(png)
 
 
 def test_accepted_output_modes() -> None:
     """R-SEND-6: the agent tailors output; a request no declared mode satisfies is refused."""
     agent = card(outputs=("text/plain", "application/json"))
-    v.check_accepted_output_modes(agent, ())
-    v.check_accepted_output_modes(agent, ("application/json",))
-    v.check_accepted_output_modes(agent, ("text/*",))
-    v.check_accepted_output_modes(agent, ("*/*",))
-    v.check_accepted_output_modes(card(), ("image/png",))
+    v.ContentModes(agent).check_output(())
+    v.ContentModes(agent).check_output(("application/json",))
+    v.ContentModes(agent).check_output(("text/*",))
+    v.ContentModes(agent).check_output(("*/*",))
+    v.ContentModes(card()).check_output(("image/png",))
     with pytest.raises(ContentTypeNotSupportedError):
-        v.check_accepted_output_modes(agent, ("image/png", "audio/*"))
+        v.ContentModes(agent).check_output(("image/png", "audio/*"))
 
 
 # Ids at the edge: one bound and one character set for every store (issue: NUL and 1 MB

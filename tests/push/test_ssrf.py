@@ -447,8 +447,6 @@ def test_a_name_with_public_answers_is_pinned_to_the_first(answers: list[str], f
     assert (checked.address, checked.port) == (ip_address(first), 8443)
     assert checked.server_name == "hooks.example.com"
     assert checked.target.authority == "hooks.example.com:8443"
-    host = f"[{checked.address}]" if checked.address.version == 6 else first
-    assert checked.dial_url == f"https://{host}:8443/a2a"
 
 
 def test_names_that_spell_an_address_are_judged_by_their_answers() -> None:

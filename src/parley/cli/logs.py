@@ -54,10 +54,6 @@ def redaction_options(arguments: argparse.Namespace) -> dict[str, list[str]]:
     return {"parameters": [name], "headers": [name], "secrets": secrets}
 
 
-def redaction_from(arguments: argparse.Namespace) -> RedactingFilter:
-    return RedactingFilter(**redaction_options(arguments))
-
-
 def log_config(arguments: argparse.Namespace) -> dict[str, Any]:
     """uvicorn's logging configuration, time-stamped or JSON, each handler filtered, the
     root and `parley` loggers at `--log-level`."""

@@ -69,10 +69,6 @@ def ends_blocking_send(state: TaskState) -> bool:
     return state in TERMINAL or state in INTERRUPTED
 
 
-def can_transition(current: TaskState, target: TaskState) -> bool:
-    return target in TRANSITIONS[current]
-
-
 def transition(current: TaskState, target: TaskState) -> TaskState:
     """The new state, or InvalidAgentResponseError for an illegal move."""
     if target not in TRANSITIONS[current]:

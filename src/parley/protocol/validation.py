@@ -247,22 +247,6 @@ def check_follow_up(task: Task, message: Message) -> Message:
     return replace(message, task_id=task.id, context_id=task.context_id)
 
 
-def check_input_modes(card: AgentCard, message: Message) -> None:
-    """Reject parts whose stated media type no input mode of the card accepts (R-SEND-9).
-
-    The accepted set is the card's default input modes plus every skill's; a card that
-    declares none accepts anything, and a part without a media type is not checked.
-    """
-    ContentModes(card).check_input(message)
-
-
-def check_accepted_output_modes(card: AgentCard, accepted: Iterable[str]) -> None:
-    """Reject a request whose `acceptedOutputModes` the agent can satisfy with none of its
-    output modes (card defaults plus skills). No list, or a card declaring none, passes.
-    """
-    ContentModes(card).check_output(accepted)
-
-
 class ContentModes:
     """A card's input and output modes (its defaults plus every skill's), worked out once,
     and the checks a SendMessage takes against them (R-SEND-9, R-SEND-6)."""

@@ -176,12 +176,6 @@ class CheckedTarget:
     port: int
 
     @property
-    def dial_url(self) -> str:
-        """The URL with the checked address in place of the host name."""
-        host = f"[{self.address}]" if self.address.version == 6 else str(self.address)
-        return f"{self.target.scheme}://{host}:{self.port}{self.target.path}"
-
-    @property
     def server_name(self) -> str | None:
         """The name TLS sends (SNI) and verifies the certificate for: https to a name."""
         target = self.target
