@@ -38,7 +38,7 @@ from parley.model import (
 from parley.protocol import errors as e
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.errors import ERROR_INFO_TYPE, ERROR_TABLE
 
 SSE = "text/event-stream"

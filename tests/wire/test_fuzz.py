@@ -28,7 +28,7 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS
 from parley.wire import json_bytes as wire_json
 from parley.wire import jsonrpc
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.limits import Limits
 from parley.wire.v0_3.json import CODEC as CODEC03
 from parley.wire.v1_0.json import CODEC as CODEC10

@@ -31,7 +31,7 @@ from parley.protocol.errors import (
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import codecs
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.protobuf import (
     UnusualShapeError,
     fill_value,

@@ -31,7 +31,7 @@ from parley.protocol.lifecycle import ends_stream
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import codecs
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
 from parley.wire.v0_3 import CODEC as JSONRPC
 from parley.wire.v0_3.rest import CODEC, RestCodec

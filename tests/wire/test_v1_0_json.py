@@ -25,7 +25,7 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
 from parley.wire.v1_0 import CODEC, JsonCodec
 from tests.strategies import Flavor, all_models, json_values

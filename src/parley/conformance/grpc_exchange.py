@@ -24,7 +24,7 @@ from parley.conformance.results import CheckFailedError
 from parley.model import Model
 from parley.protocol.negotiation import VERSION_HEADER, Version
 from parley.protocol.operations import Operation
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.protobuf import parse, to_json
 
 CONTENT_TYPE = "application/grpc"

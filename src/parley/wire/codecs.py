@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from parley.protocol.negotiation import Version
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.v0_3.json import CODEC as JSONRPC_V0_3
 from parley.wire.v0_3.rest import CODEC as REST_V0_3
 from parley.wire.v1_0.json import CODEC as JSON_V1_0

@@ -21,7 +21,7 @@ from parley.model import AgentCard, Message, Model, StreamEvent, Task
 from parley.protocol.errors import InternalError, InvalidRequestError, MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
-from parley.wire.codec import Codec
+from parley.wire.codec_seam import Codec
 from parley.wire.protobuf import Proto, UnusualShapeError, from_json, to_json
 
 M = TypeVar("M", bound=Model)

@@ -98,7 +98,7 @@ def _standalone(kind: type[m.Model]) -> tuple[Callable[[Any], JSON], Callable[[A
 
 
 class JsonCodec:
-    """The 0.3 JSON-RPC codec (`parley.wire.codec.Codec[JSON]`); stateless.
+    """The 0.3 JSON-RPC codec (`parley.wire.codec_seam.Codec[JSON]`); stateless.
 
     Payloads are parsed JSON values (`params`, `result`, a stream event, a card).
     Every decoder raises only A2AError subclasses: InvalidParamsError naming the field
