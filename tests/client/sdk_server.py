@@ -1,6 +1,7 @@
 """An agent on the official a2a-sdk server (1.x), for the client's interop tests: JSON-RPC and
-HTTP+JSON, each in 1.0 and in the SDK's 0.3 compatibility mode, with push configs and an
-extended card. Only the SDK's public API is used.
+HTTP+JSON, each in 1.0 and in the SDK's 0.3 compatibility mode, and, if asked, its gRPC
+services of both versions on one port; with push configs and an extended card. Only the
+SDK's public API is used.
 
 Skills, by message metadata `skill`: `echo` (one artifact, COMPLETED), `chunks` (WORKING,
 three appended chunks, COMPLETED), `greet` (INPUT_REQUIRED, then greets the follow-up),
@@ -14,12 +15,16 @@ import asyncio
 import threading
 from typing import Any
 
+import grpc
+from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc as sdk_grpc03
+from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.helpers import get_message_text, new_task, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore, TaskUpdater
+from a2a.types import a2a_pb2_grpc as sdk_grpc10
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
@@ -99,13 +104,22 @@ class SkillExecutor(AgentExecutor):  # type: ignore[misc]  # the SDK is untyped 
         await updater.cancel()
 
 
-def sdk_card(url: str, *, name: str = "SDK agent") -> Any:
-    """Every binding in 1.0, then in 0.3, all at `url`."""
+def sdk_card(url: str, *, name: str = "SDK agent", grpc_address: str = "") -> Any:
+    """Every HTTP binding in 1.0, then in 0.3, all at `url`; then, with `grpc_address`, its
+    gRPC interfaces: 1.0 a bare `host:port`, 0.3 the `grpc://host:port` form older Parley
+    servers listed (the client dials both)."""
     interfaces = [
         AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
         for version in ("1.0", "0.3")
         for binding in ("JSONRPC", "HTTP+JSON")
     ]
+    if grpc_address:
+        interfaces += [
+            AgentInterface(url=grpc_address, protocol_binding="GRPC", protocol_version="1.0"),
+            AgentInterface(
+                url=f"grpc://{grpc_address}", protocol_binding="GRPC", protocol_version="0.3"
+            ),
+        ]
     return AgentCard(
         name=name,
         description="The official SDK, serving the client tests.",
@@ -120,20 +134,52 @@ def sdk_card(url: str, *, name: str = "SDK agent") -> Any:
     )
 
 
+class SdkGrpcServer:
+    """The SDK's gRPC services, 1.0 and 0.3, over `handler` on 127.0.0.1:`port`; made and
+    started in the loop that serves it (`tests.interop.live.serving`)."""
+
+    def __init__(self, handler: DefaultRequestHandler, port: int) -> None:
+        self.handler = handler
+        self.port = port
+        self.server: grpc.aio.Server | None = None
+
+    async def start(self) -> None:
+        server = grpc.aio.server()
+        sdk_grpc10.add_A2AServiceServicer_to_server(GrpcHandler(self.handler), server)
+        sdk_grpc03.add_A2AServiceServicer_to_server(CompatGrpcHandler(self.handler), server)
+        server.add_insecure_port(f"127.0.0.1:{self.port}")
+        await server.start()
+        self.server = server
+
+    async def stop(self, grace: float | None = None) -> None:
+        if self.server is not None:
+            await self.server.stop(grace)
+
+
 def sdk_app(url: str, gates: Gates) -> Any:
     """The SDK's Starlette app: the card, JSON-RPC at `/` and REST, both with 0.3 compat."""
-    card = sdk_card(url)
+    app, _ = sdk_servers(url, gates)
+    return app
+
+
+def sdk_servers(url: str, gates: Gates, grpc_port: int = 0) -> tuple[Any, SdkGrpcServer]:
+    """The SDK's Starlette app (as `sdk_app`) and, over the same request handler, its gRPC
+    server for 127.0.0.1:`grpc_port` (not started), which the card names if the port is
+    given."""
+    grpc_address = f"127.0.0.1:{grpc_port}" if grpc_port else ""
+    card = sdk_card(url, grpc_address=grpc_address)
     handler = DefaultRequestHandler(
         agent_executor=SkillExecutor(gates),
         task_store=InMemoryTaskStore(),
         agent_card=card,
         push_config_store=InMemoryPushNotificationConfigStore(),
-        extended_agent_card=sdk_card(url, name=EXTENDED_NAME),
+        extended_agent_card=sdk_card(url, name=EXTENDED_NAME, grpc_address=grpc_address),
     )
-    return Starlette(
+    app = Starlette(
         routes=[
             *create_agent_card_routes(card),
             *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
             *create_rest_routes(handler, enable_v0_3_compat=True),
         ]
     )
+    return app, SdkGrpcServer(handler, grpc_port)

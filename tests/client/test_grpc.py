@@ -4,9 +4,7 @@ transport's own event stream and channel; credentials, headers and extensions as
 deadlines and retries; interface addresses and TLS; and, on a scripted gRPC server, every
 status the translation point knows. Every operation in every binding, gRPC among them, is
 in test_parley.py.
-
-Last, the official SDK's gRPC server (its 1.0 and 0.3 services on one port, its card
-naming both): every operation, in both versions.
+The official SDK's gRPC server: test_sdk.py, with its other bindings.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ import ipaddress
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,13 +21,6 @@ from typing import Any
 import anyio
 import grpc
 import pytest
-from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc as sdk_grpc03
-from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
-from a2a.server.request_handlers.response_helpers import agent_card_to_dict
-from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore
-from a2a.types import a2a_pb2 as sdk_pb
-from a2a.types import a2a_pb2_grpc as sdk_grpc10
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -47,14 +37,12 @@ from parley.client import (
     Client,
     ClientConnectionError,
     ClientProtocolError,
-    ClientStream,
     ClientTimeoutError,
     Reconnected,
     RetryPolicy,
     StreamIdleError,
     StreamItem,
     StreamPolicy,
-    user_message,
 )
 from parley.client.grpc import GrpcTransport
 from parley.grpc import A2AServicer, GrpcServer
@@ -68,16 +56,13 @@ from parley.model import (
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from parley.protocol.errors import (
     ExtendedAgentCardNotConfiguredError,
     FieldViolation,
-    InvalidParamsError,
     MethodNotFoundError,
     TaskNotCancelableError,
     TaskNotFoundError,
-    UnsupportedOperationError,
 )
 from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.protocol.operations import GRPC_SERVICES, Operation
@@ -94,9 +79,8 @@ from tests.client.agents import (
     build_client_agent,
     client_card,
 )
+from tests.client.calls import ask, collect, key, task_of, text_of, wait_until
 from tests.client.scripted import Exchange, Proxy, Request, scripted
-from tests.client.sdk_server import EXTENDED_NAME as SDK_EXTENDED_NAME
-from tests.client.sdk_server import Gates, SkillExecutor, sdk_card
 from tests.grpc.conftest import free_port
 from tests.interop.agent import STREAM_CHUNKS, Probe
 
@@ -175,36 +159,6 @@ def gates(served: Served) -> Iterator[list[str]]:
     yield keys
     for name in keys:
         served.probe.gate(name).set()
-
-
-def key(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def ask(text: str, skill: str, **ids: str) -> Message:
-    return user_message(text, metadata={"skill": skill}, **ids)
-
-
-def text_of(parts: object) -> str:
-    assert isinstance(parts, tuple)
-    return "".join(p.text for p in parts if isinstance(p, TextPart))
-
-
-async def task_of(client: Client, message: Message, *, return_immediately: bool = False) -> Task:
-    result = await client.send(message, return_immediately=return_immediately)
-    assert isinstance(result, Task)
-    return result
-
-
-async def collect(stream: ClientStream) -> list[StreamItem]:
-    async with stream:
-        return [item async for item in stream]
-
-
-async def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    with anyio.fail_after(timeout):
-        while not check():
-            await anyio.sleep(0.01)
 
 
 # ---------------------------------------------------------------------------- streams
@@ -657,175 +611,3 @@ async def test_unreadable_answers_and_missing_methods(statuses: str) -> None:
         assert await collect(client.stream("nothing")) == []
         with pytest.raises(MethodNotFoundError, match="ListTasks: Method not found!"):
             await client.list_tasks()
-
-
-# ---------------------------------------------------------------------------- the official SDK
-
-
-@dataclass
-class SdkServer:
-    """The official SDK's gRPC server (its 1.0 and 0.3 services on one port) and the HTTP
-    server of its card (`url`)."""
-
-    url: str
-    gates: Gates
-
-
-def sdk_grpc_card(url: str, address: str, *, name: str = "SDK agent") -> Any:
-    """The SDK's card naming its gRPC interfaces: 1.0 a bare `host:port`, 0.3 the
-    `grpc://host:port` form older Parley servers listed (the client dials both)."""
-    card = sdk_card(url, name=name)
-    del card.supported_interfaces[:]
-    card.supported_interfaces.extend(
-        [
-            sdk_pb.AgentInterface(url=address, protocol_binding=GRPC, protocol_version="1.0"),
-            sdk_pb.AgentInterface(
-                url=f"grpc://{address}", protocol_binding=GRPC, protocol_version="0.3"
-            ),
-        ]
-    )
-    return card
-
-
-@pytest.fixture
-async def sdk() -> AsyncIterator[SdkServer]:
-    gates = Gates()
-    server = grpc.aio.server()
-    port = server.add_insecure_port("127.0.0.1:0")
-    address = f"127.0.0.1:{port}"
-    cards: list[Any] = []
-
-    async def card(request: Request, exchange: Exchange) -> None:
-        await exchange.json(200, agent_card_to_dict(cards[0]))
-
-    async with scripted(card) as http:
-        cards.append(sdk_grpc_card(http.url, address))
-        handler = DefaultRequestHandler(
-            agent_executor=SkillExecutor(gates),
-            task_store=InMemoryTaskStore(),
-            agent_card=cards[0],
-            push_config_store=InMemoryPushNotificationConfigStore(),
-            extended_agent_card=sdk_grpc_card(http.url, address, name=SDK_EXTENDED_NAME),
-        )
-        sdk_grpc10.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
-        sdk_grpc03.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), server)
-        await server.start()
-        try:
-            yield SdkServer(http.url, gates)
-        finally:
-            await server.stop(0)
-
-
-@pytest.fixture
-async def sdk_client(sdk: SdkServer, version: Version) -> AsyncIterator[Client]:
-    async with Client.connect(sdk.url, versions=[version], bindings=[GRPC]) as connected:
-        yield connected
-
-
-def sdk_ask(text: str, skill: str) -> Message:
-    return user_message(text, metadata={"skill": skill})
-
-
-async def test_sdk_the_card_names_the_grpc_interface(sdk_client: Client, version: Version) -> None:
-    assert isinstance(sdk_client.transport, GrpcTransport)
-    assert sdk_client.version is version
-    assert sdk_client.card is not None
-    assert sdk_client.card.name == "SDK agent"
-
-
-async def test_sdk_send_get_and_history(sdk_client: Client) -> None:
-    message = sdk_ask(key("echo"), "echo")
-    task = await task_of(sdk_client, message)
-    assert task.status.state is TaskState.COMPLETED
-    assert [text_of(a.parts) for a in task.artifacts] == [text_of(message.parts)]
-    got = await sdk_client.get_task(task.id, history_length=1)
-    assert got.id == task.id
-    assert len(got.history) == 1
-
-
-async def test_sdk_stream(sdk_client: Client) -> None:
-    async with sdk_client.stream(sdk_ask(key("chunks"), "chunks")) as stream:
-        items = [item async for item in stream]
-    assert [type(i) for i in items] == [Task, TaskStatusUpdateEvent] + [
-        TaskArtifactUpdateEvent
-    ] * len(STREAM_CHUNKS) + [TaskStatusUpdateEvent]
-    chunks = [text_of(i.artifact.parts) for i in items if isinstance(i, TaskArtifactUpdateEvent)]
-    assert chunks == list(STREAM_CHUNKS)
-
-
-async def test_sdk_multi_turn(sdk_client: Client) -> None:
-    asked = await task_of(sdk_client, sdk_ask(key("greet"), "greet"))
-    assert asked.status.state is TaskState.INPUT_REQUIRED
-    done = await task_of(sdk_client, user_message("Ada", task_id=asked.id))
-    assert done.status.state is TaskState.COMPLETED
-    assert [text_of(a.parts) for a in done.artifacts] == ["Hello, Ada!"]
-
-
-async def test_sdk_subscribe_cancel_and_close_mid_stream(
-    sdk_client: Client, sdk: SdkServer
-) -> None:
-    text = key("wait")
-    try:
-        task = await task_of(sdk_client, sdk_ask(text, "wait"), return_immediately=True)
-        async with sdk_client.subscribe(task.id) as stream:
-            first = await anext(stream)
-            assert isinstance(first, Task)
-            assert first.id == task.id
-            sdk.gates.gate(text).set()
-            rest = [item async for item in stream]
-        last = rest[-1]
-        assert isinstance(last, TaskStatusUpdateEvent)
-        assert last.status.state is TaskState.COMPLETED
-    finally:
-        sdk.gates.gate(text).set()
-    stream = sdk_client.stream(sdk_ask(key("cancel"), "wait"))
-    running = await anext(stream)
-    assert isinstance(running, Task)
-    await stream.aclose()
-    assert (await sdk_client.get_task(running.id)).status.state is TaskState.WORKING
-    cancelled = await sdk_client.cancel_task(running.id)
-    assert cancelled.status.state is TaskState.CANCELED
-
-
-async def test_sdk_list_tasks(sdk_client: Client, version: Version) -> None:
-    task = await task_of(sdk_client, sdk_ask(key("list"), "echo"))
-    if version is Version.V0_3:
-        with pytest.raises(MethodNotFoundError):
-            await sdk_client.list_tasks()
-        return
-    listed = await sdk_client.list_tasks(context_id=task.context_id)
-    assert [t.id for t in listed.tasks] == [task.id]
-
-
-async def test_sdk_push_config_crud(sdk_client: Client) -> None:
-    task = await task_of(sdk_client, sdk_ask(key("push"), "echo"))
-    created = await sdk_client.create_push_config(
-        task.id, "https://example.com/hook", config_id="c1"
-    )
-    assert (created.task_id, created.id) == (task.id, "c1")
-    assert (await sdk_client.get_push_config(task.id, "c1")).url == "https://example.com/hook"
-    assert [c.id for c in (await sdk_client.list_push_configs(task.id)).configs] == ["c1"]
-    await sdk_client.delete_push_config(task.id, "c1")
-    assert (await sdk_client.list_push_configs(task.id)).configs == ()
-
-
-async def test_sdk_extended_card(sdk_client: Client) -> None:
-    assert (await sdk_client.get_extended_card()).name == SDK_EXTENDED_NAME
-
-
-async def test_sdk_errors_are_the_servers_classes(sdk_client: Client) -> None:
-    """In 1.0 by the ErrorInfo reason, in 0.3 by the `<ErrorClass>: ` prefix of the
-    message (the SDK's 0.3 service sends no details): the same classes and messages."""
-    with pytest.raises(TaskNotFoundError) as unknown:
-        await sdk_client.get_task("no-such-task")
-    assert unknown.value.message == "Task not found"
-    with pytest.raises(InvalidParamsError) as invalid:
-        await sdk_client.get_task("any", history_length=-1)
-    assert invalid.value.message == "history length must be non-negative"
-    done = await task_of(sdk_client, sdk_ask(key("done"), "echo"))
-    with pytest.raises(TaskNotCancelableError):
-        await sdk_client.cancel_task(done.id)
-    with pytest.raises(UnsupportedOperationError):
-        await sdk_client.send("more", task_id=done.id)
-    with pytest.raises(UnsupportedOperationError):
-        await collect(sdk_client.subscribe(done.id))

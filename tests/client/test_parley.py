@@ -24,11 +24,9 @@ from parley.client import (
     HTTP_JSON_BINDING,
     JSONRPC_BINDING,
     Client,
-    ClientStream,
     JsonRpcTransport,
     Reconnected,
     RestTransport,
-    StreamItem,
     user_message,
 )
 from parley.client.grpc import GrpcTransport
@@ -40,7 +38,6 @@ from parley.model import (
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from parley.protocol.errors import (
     ExtensionSupportRequiredError,
@@ -61,6 +58,7 @@ from tests.client.agents import (
     build_client_agent,
     client_card,
 )
+from tests.client.calls import ask, collect, key, task_of, text_of, wait_until
 from tests.client.conftest import EVERY_MODE, Mode
 from tests.interop.agent import QUESTION, STREAM_CHUNKS, Probe
 from tests.interop.live import Live, free_port, serving
@@ -128,38 +126,6 @@ def gates(live: Live) -> Iterator[list[str]]:
     yield keys
     for name in keys:
         live.probe.gate(name).set()
-
-
-def key(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def ask(text: str, skill: str, **ids: str) -> Message:
-    return user_message(text, metadata={"skill": skill}, **ids)
-
-
-def text_of(parts: object) -> str:
-    assert isinstance(parts, tuple)
-    return "".join(p.text for p in parts if isinstance(p, TextPart))
-
-
-async def task_of(client: Client, message: Message, *, return_immediately: bool = False) -> Task:
-    result = await client.send(message, return_immediately=return_immediately)
-    assert isinstance(result, Task)
-    return result
-
-
-async def collect(stream: ClientStream) -> list[StreamItem]:
-    async with stream:
-        return [item async for item in stream]
-
-
-async def wait_until(check: object, timeout: float = 5.0) -> None:
-    assert callable(check)
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await anyio.sleep(0.01)
 
 
 # ---------------------------------------------------------------------------- tests

@@ -1,27 +1,20 @@
 """The client against the official a2a-sdk server (1.x, started on 127.0.0.1), in 1.0 and in
-the SDK's 0.3 compatibility mode, over JSON-RPC and HTTP+JSON (acceptance 2): every
-operation the SDK supports succeeds; what it does not is pinned down as it answers.
+the SDK's 0.3 compatibility mode, over JSON-RPC, HTTP+JSON and gRPC (its 1.0 and 0.3
+services on one port, beside the app) (acceptance 2, issue 6): every operation the SDK
+supports succeeds; what it does not is pinned down as it answers.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import cast
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from parley.asgi import A2AApp
 from parley.client import Client, ClientConnectionError, StreamPolicy, user_message
-from parley.model import (
-    Message,
-    Task,
-    TaskArtifactUpdateEvent,
-    TaskState,
-    TaskStatusUpdateEvent,
-    TextPart,
-)
+from parley.model import Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent
 from parley.protocol.errors import (
+    InvalidParamsError,
     MethodNotFoundError,
     TaskNotCancelableError,
     TaskNotFoundError,
@@ -29,10 +22,11 @@ from parley.protocol.errors import (
     VersionNotSupportedError,
 )
 from parley.protocol.negotiation import Version
-from tests.client.conftest import Mode
-from tests.client.sdk_server import EXTENDED_NAME, Gates, sdk_app
+from tests.client.calls import ask, key, task_of, text_of
+from tests.client.conftest import EVERY_MODE, Mode
+from tests.client.sdk_server import EXTENDED_NAME, Gates, SdkGrpcServer, sdk_servers
 from tests.interop.agent import STREAM_CHUNKS
-from tests.interop.live import serving
+from tests.interop.live import free_port, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -45,11 +39,25 @@ class SDK:
         self.gates = gates
 
 
+@pytest.fixture(params=EVERY_MODE, ids=str)
+def mode(request: pytest.FixtureRequest) -> Mode:
+    value: Mode = request.param
+    return value
+
+
 @pytest.fixture(scope="module")
 def sdk() -> Iterator[SDK]:
     gates = Gates()
-    make = cast("Callable[[str], A2AApp]", lambda url: sdk_app(url, gates))  # any ASGI app
-    with serving(make) as url:
+    grpc_port = free_port()
+    beside: list[SdkGrpcServer] = []
+
+    def make_app(url: str) -> A2AApp:
+        app, grpc_server = sdk_servers(url, gates, grpc_port)
+        beside.append(grpc_server)
+        made: A2AApp = app  # any ASGI app
+        return made
+
+    with serving(make_app, lambda: beside[0]) as url:
         yield SDK(url, gates)
 
 
@@ -59,30 +67,15 @@ async def client(sdk: SDK, mode: Mode) -> AsyncIterator[Client]:
         yield c
 
 
-def ask(text: str, skill: str) -> Message:
-    return user_message(text, metadata={"skill": skill})
-
-
-def key(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def text_of(parts: tuple[object, ...]) -> str:
-    return "".join(p.text for p in parts if isinstance(p, TextPart))
-
-
-async def task_of(client: Client, message: Message, *, return_immediately: bool = False) -> Task:
-    result = await client.send(message, return_immediately=return_immediately)
-    assert isinstance(result, Task)
-    return result
-
-
 async def test_the_sdk_card_is_read_and_the_mode_selected(client: Client, mode: Mode) -> None:
-    """The SDK's card (its own hybrid form) lists the four interfaces."""
+    """The SDK's card (its own hybrid form) lists the six interfaces."""
     assert client.card is not None
     assert client.card.name == "SDK agent"
-    assert len(client.card.supported_interfaces) == 4
-    assert client.version is mode.version
+    assert len(client.card.supported_interfaces) == 6
+    assert (client.version, client.interface.protocol_binding if client.interface else "") == (
+        mode.version,
+        mode.binding,
+    )
 
 
 async def test_send_get_and_history(client: Client) -> None:
@@ -103,7 +96,7 @@ async def test_stream(client: Client) -> None:
     ] * len(STREAM_CHUNKS) + [TaskStatusUpdateEvent]
     chunks = [text_of(i.artifact.parts) for i in items if isinstance(i, TaskArtifactUpdateEvent)]
     assert chunks == list(STREAM_CHUNKS)
-    assert stream.last_event_id == ""  # the SDK sends no SSE ids
+    assert stream.last_event_id == ""  # the SDK sends no SSE ids (gRPC has none)
 
 
 async def test_multi_turn(client: Client) -> None:
@@ -114,7 +107,9 @@ async def test_multi_turn(client: Client) -> None:
     assert [text_of(a.parts) for a in done.artifacts] == ["Hello, Ada!"]
 
 
-async def test_subscribe_and_cancel(client: Client, sdk: SDK) -> None:
+async def test_subscribe_cancel_and_close_mid_stream(client: Client, sdk: SDK) -> None:
+    """A subscription follows the task to COMPLETED; a stream closed mid-way leaves its task
+    running, which CancelTask then cancels."""
     text = key("wait")
     task = await task_of(client, ask(text, "wait"), return_immediately=True)
     try:
@@ -129,7 +124,11 @@ async def test_subscribe_and_cancel(client: Client, sdk: SDK) -> None:
         assert last.status.state is TaskState.COMPLETED
     finally:
         sdk.gates.gate(text).set()
-    running = await task_of(client, ask(key("cancel"), "wait"), return_immediately=True)
+    stream = client.stream(ask(key("cancel"), "wait"))
+    running = await anext(stream)
+    assert isinstance(running, Task)
+    await stream.aclose()
+    assert (await client.get_task(running.id)).status.state is TaskState.WORKING
     cancelled = await client.cancel_task(running.id)
     assert cancelled.status.state is TaskState.CANCELED
 
@@ -166,8 +165,15 @@ async def test_extended_card(client: Client) -> None:
 
 
 async def test_errors_are_the_servers_classes(client: Client) -> None:
-    with pytest.raises(TaskNotFoundError):
+    """The same classes and messages in every mode (gRPC: in 1.0 by the ErrorInfo reason,
+    in 0.3 by the `<ErrorClass>: ` prefix of the message, the SDK's 0.3 service sending no
+    details)."""
+    with pytest.raises(TaskNotFoundError) as unknown:
         await client.get_task("no-such-task")
+    assert unknown.value.message == "Task not found"
+    with pytest.raises(InvalidParamsError) as invalid:
+        await client.get_task("any", history_length=-1)
+    assert invalid.value.message == "history length must be non-negative"
     done = await task_of(client, ask(key("done"), "echo"))
     with pytest.raises(TaskNotCancelableError):
         await client.cancel_task(done.id)

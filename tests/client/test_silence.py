@@ -31,6 +31,7 @@ from parley.client import (
 from parley.model import Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent, TextPart
 from parley.server.service import AgentService
 from tests.client.agents import build_client_agent
+from tests.client.calls import key
 from tests.client.scripted import Proxy
 from tests.interop.agent import STREAM_CHUNKS, Probe
 from tests.interop.live import Live, serving
@@ -56,10 +57,6 @@ def quiet() -> Iterator[Live]:
 
     with serving(make_app) as url:
         yield Live(url, services[0], probe)
-
-
-def key(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
 def chunks_of(items: list[StreamItem]) -> list[str]:

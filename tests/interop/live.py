@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 import uvicorn
 
 from parley.asgi import A2AApp
-from parley.grpc import GrpcServer
 from parley.server.agent import FunctionExecutor
 from parley.server.service import AgentService
 from tests.interop.agent import Probe
@@ -33,11 +33,19 @@ def free_port() -> int:
         return port
 
 
+class Beside(Protocol):
+    """A server run in uvicorn's event loop beside the app (a `GrpcServer`, or another's)."""
+
+    async def start(self) -> object: ...
+
+    async def stop(self, grace: float | None = None) -> None: ...
+
+
 class _Server(uvicorn.Server):
     """uvicorn, running `grpc` (if any) in its event loop: started once the app has
     started, stopped before the app shuts down; `ready` is set when both serve."""
 
-    def __init__(self, config: uvicorn.Config, grpc: GrpcServer | None) -> None:
+    def __init__(self, config: uvicorn.Config, grpc: Beside | None) -> None:
         super().__init__(config)
         self.grpc = grpc
         self.ready = threading.Event()
@@ -56,7 +64,7 @@ class _Server(uvicorn.Server):
 
 @contextmanager
 def serving(
-    make_app: Callable[[str], A2AApp], grpc: Callable[[], GrpcServer] | None = None
+    make_app: Callable[[str], A2AApp], grpc: Callable[[], Beside] | None = None
 ) -> Iterator[str]:
     """Reserve a free port, build the app for its URL, serve it (h11, lifespan on), and
     the gRPC server `grpc` makes (called after `make_app`) beside it."""
