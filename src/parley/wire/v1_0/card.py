@@ -16,6 +16,11 @@ from parley.model import (
     AgentSkill,
     SecurityScheme,
 )
+from parley.wire.protojson.fields import (
+    free,
+    obj,
+    required,
+)
 from parley.wire.reader import (
     Obj,
     fail,
@@ -28,11 +33,6 @@ from parley.wire.reader import (
     req_str,
     str_list,
     struct,
-)
-from parley.wire.v1_0.fields import (
-    free,
-    obj,
-    required,
 )
 from parley.wire.v1_0.security import (
     decode_requirement,

@@ -23,6 +23,11 @@ from parley.model import (
     SecurityScheme,
 )
 from parley.protocol.errors import InternalError
+from parley.wire.protojson.fields import (
+    obj,
+    one_of,
+    required,
+)
 from parley.wire.reader import (
     Obj,
     fail,
@@ -33,11 +38,6 @@ from parley.wire.reader import (
     req_str,
     str_list,
     str_map,
-)
-from parley.wire.v1_0.fields import (
-    obj,
-    one_of,
-    required,
 )
 
 # ---------------------------------------------------------------- schemes

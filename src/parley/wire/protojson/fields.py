@@ -1,12 +1,13 @@
-"""Field-level vocabulary of the 1.0 wire form: enum spellings, lenient scalars,
-oneof selection, lists, and error paths re-rooted under their parent object.
+"""Field vocabulary of ProtoJSON, both protos: `ROLE_*` and `TASK_STATE_*` enums (the 0.3
+proto spells canceled `TASK_STATE_CANCELLED`), oneofs, lenient scalars, timestamps, and
+the 0.3 proto's resource names (`tasks/{id}`, AIP-122).
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NoReturn, TypeVar
 
@@ -17,13 +18,29 @@ T = TypeVar("T")
 
 ROLE_NAMES: dict[Role, str] = {Role.USER: "ROLE_USER", Role.AGENT: "ROLE_AGENT"}
 STATE_NAMES: dict[TaskState, str] = {state: f"TASK_STATE_{state.name}" for state in TaskState}
+"""The 1.0 proto's state names."""
+STATE_NAMES_V0_3: dict[TaskState, str] = {
+    **STATE_NAMES,
+    TaskState.CANCELED: "TASK_STATE_CANCELLED",
+}
+"""The 0.3 proto's state names: canceled is `TASK_STATE_CANCELLED`."""
 
 _ROLES: dict[str | int, Role] = {name: role for role, name in ROLE_NAMES.items()}
 _ROLES.update({int(role): role for role in Role})
-_STATES: dict[str | int, TaskState] = {name: state for state, name in STATE_NAMES.items()}
-_STATES.update({int(state): state for state in TaskState})
+STATES: dict[str | int, TaskState] = {name: state for state, name in STATE_NAMES.items()}
+STATES.update({int(state): state for state in TaskState})
+"""A 1.0 state by name or number."""
+STATES_V0_3: dict[str | int, TaskState] = {
+    **{name: state for state, name in STATE_NAMES_V0_3.items()},
+    **{int(state): state for state in TaskState},
+    "TASK_STATE_CANCELED": TaskState.CANCELED,  # the 1.0 spelling, tolerated
+}
+"""A 0.3 state by name (`CANCELLED`, also `CANCELED`) or number."""
+
 _FLAGS = {"true": True, "1": True, "false": False, "0": False}
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", re.ASCII)
+_TASK_NAME = re.compile(r"tasks/([^/]+)")
+_CONFIG_NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]+)")
 
 
 def required(key: str, decode: Callable[[Any], T], value: Any) -> T:
@@ -38,6 +55,13 @@ def obj(value: Any) -> Obj:
     if type(value) is dict:
         return value
     fail("", "", "expected a JSON object")
+
+
+def present(value: Any) -> Obj:
+    """As `obj`, but null is `is required` (the 0.3 codec's wording)."""
+    if type(value) is dict:
+        return value
+    fail("", "", "is required" if value is None else "expected a JSON object")
 
 
 def one_of(d: Obj, members: Sequence[tuple[str, str | None]]) -> tuple[str, Any]:
@@ -64,10 +88,12 @@ def role(value: Any) -> Role:
     _bad_enum("role", value, "ROLE_USER or ROLE_AGENT")
 
 
-def state(value: Any, key: str = "state") -> TaskState:
-    """A `TASK_STATE_*` name or its number (`TASK_STATE_UNSPECIFIED` included)."""
+def state(
+    value: Any, key: str = "state", states: Mapping[str | int, TaskState] = STATES
+) -> TaskState:
+    """A `TASK_STATE_*` name of `states` or its number (`TASK_STATE_UNSPECIFIED` included)."""
     if type(value) is str or type(value) is int:
-        found = _STATES.get(value)
+        found = states.get(value)
         if found is not None:
             return found
     _bad_enum(key, value, "a TASK_STATE_* name")
@@ -88,10 +114,8 @@ def flag(d: Obj, camel: str, snake: str | None = None) -> bool | None:
 
 
 def moment(d: Obj, camel: str, snake: str | None = None) -> datetime | None:
-    """An optional RFC 3339 timestamp (also refusing ones that overflow once moved to UTC).
-
-    Fast path for the form every 1.0 peer sends, `2025-10-28T10:30:00.000Z`.
-    """
+    """An optional RFC 3339 timestamp, in UTC (also refusing ones that overflow once moved
+    to UTC). Fast path for the form peers send, `2025-10-28T10:30:00.000Z`."""
     value = d.get(camel)
     if type(value) is str and len(value) == 24 and _CANONICAL.fullmatch(value):
         with contextlib.suppress(ValueError):
@@ -110,3 +134,30 @@ def tenanted(out: Obj, tenant: str) -> Obj:
 def free(value: JSONObject) -> Obj:
     """A free-form object (Struct) for output: the model's mapping as a dict."""
     return value if type(value) is dict else dict(value)
+
+
+# --- the 0.3 proto's resource names (AIP-122) --------------------------------------------------
+
+
+def task_name(task_id: str) -> str:
+    return f"tasks/{task_id}"
+
+
+def config_name(task_id: str, config_id: str) -> str:
+    return f"tasks/{task_id}/pushNotificationConfigs/{config_id}"
+
+
+def parse_task_name(value: Any, key: str) -> str:
+    """The task id of `tasks/{id}`; anything else is an error naming `key`."""
+    match = _TASK_NAME.fullmatch(value) if type(value) is str else None
+    if match is None:
+        fail("", key, "expected a resource name tasks/{id}")
+    return match.group(1)
+
+
+def parse_config_name(value: Any, key: str) -> tuple[str, str]:
+    """(task id, config id) of `tasks/{id}/pushNotificationConfigs/{configId}`."""
+    match = _CONFIG_NAME.fullmatch(value) if type(value) is str else None
+    if match is None:
+        fail("", key, "expected a resource name tasks/{id}/pushNotificationConfigs/{configId}")
+    return match.group(1), match.group(2)
