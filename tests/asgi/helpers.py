@@ -8,7 +8,7 @@ from typing import Any
 from parley.model import Model, SendMessageRequest
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.codecs import JSONRPC, REST
+from parley.wire.codec_table import JSONRPC, REST
 from tests.asgi.fakes import user_message
 
 V1 = {"A2A-Version": "1.0"}

@@ -12,7 +12,7 @@ import pytest
 from parley.asgi import build_app
 from parley.protocol.negotiation import Version
 from parley.wire.cards import hybrid_card
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from tests.asgi.fakes import CARD, FakeHandler
 from tests.asgi.helpers import V1
 

@@ -28,7 +28,7 @@ from parley.protocol.errors import UnauthenticatedError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.server.context import AuthRequest, Caller
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.limits import Limits
 from tests.asgi.fakes import CARD, ECHO_EXTENSION, REQUIRED_EXTENSION, TRACE_EXTENSION, FakeHandler
 from tests.asgi.helpers import V1, error_reason, params, rpc, send_params

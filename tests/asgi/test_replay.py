@@ -37,7 +37,7 @@ from parley.server.agent import STREAM_RESUME_URI, Agent
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
 from parley.wire import sse
-from parley.wire.codecs import JSONRPC, REST
+from parley.wire.codec_table import JSONRPC, REST
 from tests.interop.agent import Probe, wait_for
 from tests.interop.live import Live, serving
 

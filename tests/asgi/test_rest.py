@@ -22,7 +22,7 @@ from parley.model import (
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.codecs import REST
+from parley.wire.codec_table import REST
 from parley.wire.limits import Limits
 from tests.asgi.fakes import ECHO_EXTENSION, FakeHandler
 from tests.asgi.helpers import V1, error_reason, send_body

@@ -17,7 +17,7 @@ from parley.asgi import A2AApp, build_app
 from parley.model import Task, TaskStatusUpdateEvent
 from parley.protocol.negotiation import Version
 from parley.wire import sse
-from parley.wire.codecs import JSONRPC, REST
+from parley.wire.codec_table import JSONRPC, REST
 from tests.asgi.fakes import ECHO_EXTENSION, FakeHandler, FakeStream
 from tests.asgi.helpers import V1, error_reason, rpc, send_body, send_params
 

@@ -37,7 +37,7 @@ from parley.server.agent import Agent
 from parley.server.auth import ApiKeys, BearerTokens, Security
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
-from parley.wire.codecs import GRPC, JSONRPC, REST
+from parley.wire.codec_table import GRPC, JSONRPC, REST
 from parley.wire.errors import spec_of
 from tests.auth.support import sqlite_service
 from tests.grpc.conftest import free_port

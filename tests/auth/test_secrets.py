@@ -43,7 +43,7 @@ from parley.model import (
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, Operation
-from parley.wire.codecs import GRPC
+from parley.wire.codec_table import GRPC
 from tests.auth.matrix_support import _planned
 from tests.cli.runner import ROOT
 from tests.cli.test_webhook_listen import Listening, listening

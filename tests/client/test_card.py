@@ -22,7 +22,7 @@ from parley.client.card import card_urls
 from parley.model import AgentCapabilities, AgentCard, AgentInterface
 from parley.protocol.negotiation import Version
 from parley.wire.cards import hybrid_card
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.json_bytes import dumps
 from tests.client.scripted import Exchange, Handler, Request, scripted
 

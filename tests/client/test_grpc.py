@@ -69,7 +69,7 @@ from parley.protocol.operations import GRPC_SERVICES, Operation
 from parley.server.context import AnonymousAuthenticator
 from parley.server.service import AgentService
 from parley.wire.cards import hybrid_card
-from parley.wire.codecs import GRPC as GRPC_CODECS
+from parley.wire.codec_table import GRPC as GRPC_CODECS
 from tests.client.agents import (
     API_KEY,
     EXTENSION,

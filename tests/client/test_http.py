@@ -35,7 +35,7 @@ from parley.protocol.errors import (
 from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.protocol.operations import Operation
 from parley.wire import jsonrpc
-from parley.wire.codecs import JSONRPC, REST
+from parley.wire.codec_table import JSONRPC, REST
 from parley.wire.errors import ERROR_INFO_TYPE, jsonrpc_error, rest_error
 from parley.wire.json_bytes import dumps, loads
 from tests.client.scripted import Exchange, Handler, Request, scripted

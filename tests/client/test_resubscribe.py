@@ -40,7 +40,7 @@ from parley.protocol.errors import TaskNotFoundError, UnsupportedOperationError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.wire import jsonrpc
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.errors import jsonrpc_error
 from parley.wire.json_bytes import loads
 from tests.client.scripted import Exchange, Request, scripted

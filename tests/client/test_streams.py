@@ -24,7 +24,7 @@ from parley.protocol.errors import TaskNotFoundError, UnsupportedOperationError
 from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from parley.protocol.operations import Route
 from parley.wire import jsonrpc
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.errors import rest_error
 from parley.wire.json_bytes import dumps, loads
 from tests.client.scripted import Exchange, Handler, Request, scripted

@@ -25,7 +25,7 @@ from parley.protocol.negotiation import Version
 from parley.server.agent import Agent
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
-from parley.wire.codecs import JSONRPC, REST
+from parley.wire.codec_table import JSONRPC, REST
 from tests.interop.agent import Probe, wait_for
 from tests.interop.live import Live, serving
 

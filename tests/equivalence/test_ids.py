@@ -47,7 +47,7 @@ from parley.server.agent import Agent
 from parley.server.service import AgentService
 from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
-from parley.wire.codecs import GRPC, JSONRPC, REST
+from parley.wire.codec_table import GRPC, JSONRPC, REST
 from parley.wire.errors import spec_of
 from tests.contracts.support import run
 from tests.grpc.conftest import free_port

@@ -19,7 +19,7 @@ from parley.model import AgentCard, AgentExtension, StreamEvent
 from parley.protocol.negotiation import Version
 from parley.server.context import Authenticator, CallContext
 from parley.server.service import AgentService
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from tests.interop.agent import Probe, build_agent
 
 

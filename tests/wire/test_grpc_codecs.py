@@ -30,7 +30,7 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
-from parley.wire import codecs
+from parley.wire import codec_table
 from parley.wire.codec_seam import Codec
 from parley.wire.protobuf import (
     UnusualShapeError,
@@ -113,9 +113,9 @@ def _case_id(case: Any) -> str:
 
 
 def test_the_codecs_are_registered() -> None:
-    assert dict(codecs.GRPC) == {**CODECS, Version.V1_1: v11.CODEC}  # the draft's: test_v1_1
-    assert list(codecs.GRPC) == [Version.V1_0, Version.V1_1, Version.V0_3]
-    assert len(codecs.GRPC) == 3
+    assert dict(codec_table.GRPC) == {**CODECS, Version.V1_1: v11.CODEC}  # the draft's: test_v1_1
+    assert list(codec_table.GRPC) == [Version.V1_0, Version.V1_1, Version.V0_3]
+    assert len(codec_table.GRPC) == 3
     for version, codec in CODECS.items():
         assert codec.version is version
 

@@ -30,7 +30,7 @@ from parley.protocol.errors import (
 from parley.protocol.lifecycle import ends_stream
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
-from parley.wire import codecs
+from parley.wire import codec_table
 from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
 from parley.wire.v0_3 import CODEC as JSONRPC
@@ -245,8 +245,8 @@ def printed(message: Any) -> tuple[JSON, JSON]:
 def test_codec_identity_and_registration() -> None:
     assert isinstance(CODEC, RestCodec)
     assert CODEC.version is Version.V0_3
-    assert codecs.REST[Version.V0_3] is CODEC
-    assert codecs.JSONRPC[Version.V0_3] is JSONRPC
+    assert codec_table.REST[Version.V0_3] is CODEC
+    assert codec_table.JSONRPC[Version.V0_3] is JSONRPC
 
 
 @pytest.mark.parametrize("kind", list(MODELS), ids=lambda kind: kind.__name__)

@@ -20,7 +20,7 @@ from parley.model import AgentCard
 from parley.protocol.errors import VersionNotSupportedError
 from parley.protocol.negotiation import VERSION_HEADER, Version, parse_version
 from parley.wire.cards import PRIMARY, hybrid_card
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.json_bytes import dumps
 
 CardMode = Literal["hybrid", "v1"]

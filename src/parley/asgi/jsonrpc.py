@@ -29,8 +29,8 @@ from parley.protocol.negotiation import AskedVersion, Version, ask_version
 from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
 from parley.server.context import Caller
 from parley.server.handler import STREAMING, UNARY
-from parley.wire import codecs, jsonrpc, sse
-from parley.wire.codecs import JSONRPC
+from parley.wire import codec_table, jsonrpc, sse
+from parley.wire.codec_table import JSONRPC
 from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied
 
@@ -112,7 +112,7 @@ async def _serve(
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(jsonrpc.failure(call.id, err, version)))
 
-    in_stream = codecs.JSONRPC_ERRORS_IN_STREAM[version]
+    in_stream = codec_table.JSONRPC_ERRORS_IN_STREAM[version]
     framing = streaming.Framing(event, error)
     try:
         events = open_stream(settings.handler, STREAMING[operation], ctx, request)

@@ -36,7 +36,7 @@ from parley.protocol.operations import OPERATIONS, OperationSpec
 from parley.server.context import Caller
 from parley.server.handler import STREAMING, UNARY
 from parley.wire import sse
-from parley.wire.codecs import REST
+from parley.wire.codec_table import REST
 from parley.wire.errors import rest_error
 from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied

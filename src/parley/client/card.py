@@ -23,7 +23,7 @@ from parley.model import AgentCard, AgentInterface
 from parley.protocol.errors import VersionNotSupportedError
 from parley.protocol.negotiation import DRAFT_VERSIONS, Version, parse_version
 from parley.wire.cards import LEGACY, PRIMARY
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.json_bytes import JSON
 
 JSONRPC_BINDING = "JSONRPC"

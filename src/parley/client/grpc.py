@@ -31,7 +31,7 @@ from parley.client.transport import BaseTransport, CallOptions
 from parley.model import Model, StreamEvent
 from parley.protocol.negotiation import EXTENSIONS_HEADERS, VERSION_HEADER, Version
 from parley.protocol.operations import GRPC_SERVICES, OPERATIONS, Operation
-from parley.wire.codecs import GRPC
+from parley.wire.codec_table import GRPC
 from parley.wire.protobuf import Proto, parse
 
 Metadata = tuple[tuple[str, str], ...]

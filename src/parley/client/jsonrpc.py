@@ -29,7 +29,7 @@ from parley.protocol.errors import A2AError, MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import jsonrpc, sse
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from parley.wire.errors import from_jsonrpc_error
 from parley.wire.json_bytes import JSON, dumps
 

@@ -33,7 +33,7 @@ from parley.protocol.errors import A2AError, InternalError, MethodNotFoundError,
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation, Route
 from parley.wire import sse
-from parley.wire.codecs import REST
+from parley.wire.codec_table import REST
 from parley.wire.errors import BY_REASON, ERROR_INFO_TYPE, ERROR_TABLE, from_rest_error
 from parley.wire.json_bytes import JSON, dumps, loads
 from parley.wire.limits import Limits

@@ -19,7 +19,7 @@ from parley.protocol.negotiation import DEFAULT_VERSION, VERSION_HEADER, Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import jsonrpc
 from parley.wire.codec_seam import Codec
-from parley.wire.codecs import JSONRPC, REST
+from parley.wire.codec_table import JSONRPC, REST
 from parley.wire.json_bytes import JSON, dumps
 from parley.wire.sse import MEDIA_TYPE, SSEParser
 

@@ -50,7 +50,7 @@ from parley.server.context import (
 )
 from parley.server.handler import STREAMING, UNARY, RequestHandler, StreamCall, UnaryCall
 from parley.server.quotas import RateLimiter, quota_metadata
-from parley.wire.codecs import GRPC
+from parley.wire.codec_table import GRPC
 from parley.wire.errors import ERROR_TABLE, ErrorTable
 from parley.wire.limits import DEFAULT_LIMITS, Limits, use
 from parley.wire.protobuf import Proto, parse

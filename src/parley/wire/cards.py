@@ -8,7 +8,7 @@ from typing import Any
 
 from parley.model import AgentCard
 from parley.protocol.negotiation import Version
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 
 PRIMARY = Version.V1_0
 """The version whose card is the body of the hybrid card."""
