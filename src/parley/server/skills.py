@@ -17,7 +17,10 @@ _PARTS = (TextPart, RawPart, UrlPart, DataPart)
 
 
 def _hints(function: Callable[..., Any]) -> dict[str, Any]:
-    """The function's resolved annotations; {} when they cannot be resolved."""
+    """The function's resolved annotations (a callable object's: its `__call__`'s, the
+    signature `inspect` reads); {} when they cannot be resolved."""
+    if not (inspect.isroutine(function) or inspect.isclass(function)):
+        function = type(function).__call__
     try:
         return typing.get_type_hints(function)
     except Exception:  # a forward reference to a name the function's module lacks
