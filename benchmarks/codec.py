@@ -29,8 +29,8 @@ from benchmarks.payloads import send_v03, send_v10, task_v03, task_v10
 from benchmarks.timing import per_call_us
 from parley.model import Task
 from parley.protocol.operations import Operation
-from parley.wire.v0_3.json import CODEC as CODEC03
-from parley.wire.v1_0.json import CODEC as CODEC10
+from parley.wire.v0_3.jsonrpc_codec import CODEC as CODEC03
+from parley.wire.v1_0.protojson_codec import CODEC as CODEC10
 
 SEND = Operation.SEND_MESSAGE
 

@@ -339,7 +339,7 @@ def test_the_root_facade_may_import_everything(edges: list[Import]) -> None:
     [
         ("parley.model.tasks", "parley.protocol.lifecycle.transition"),
         ("parley.protocol.operations", "parley.wire.jsonrpc"),
-        ("parley.wire.v1_0.json", "parley.server.service.AgentService"),
+        ("parley.wire.v1_0.protojson_codec", "parley.server.service.AgentService"),
         ("parley.server.runner", "parley.client.Client"),  # a sibling, not below
         ("parley.server.service", "parley.asgi.app"),
         ("parley.cli.main", "parley.Client"),  # the root facade sits on top
@@ -447,13 +447,13 @@ def test_stores_import_no_codec(edges: list[Import]) -> None:
 
 def test_a_store_importing_a_codec_is_caught() -> None:
     edges = planted(
-        ("parley.server.stores.rows", "parley.wire.v1_0.json.CODEC"),
+        ("parley.server.stores.rows", "parley.wire.v1_0.protojson_codec.CODEC"),
         ("parley.server.stores.sqlite", "parley.wire"),
-        ("parley.server.push.outbox", "parley.wire.v1_0.json.CODEC"),  # a body to send
+        ("parley.server.push.outbox", "parley.wire.v1_0.protojson_codec.CODEC"),  # a body to send
         ("parley.server.storesx.y", "parley.wire.json_bytes"),  # a name that starts alike
     )
     assert forbidden_imports(edges, "server.stores", ["wire"]) == [
-        "parley.server.stores.rows:1 imports parley.wire.v1_0.json.CODEC",
+        "parley.server.stores.rows:1 imports parley.wire.v1_0.protojson_codec.CODEC",
         "parley.server.stores.sqlite:1 imports parley.wire",
     ]
 

@@ -42,8 +42,8 @@ from parley.protocol.errors import A2AError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.codec_seam import Codec
-from parley.wire.v0_3.json import CODEC as V03
-from parley.wire.v1_0.json import CODEC as V10
+from parley.wire.v0_3.jsonrpc_codec import CODEC as V03
+from parley.wire.v1_0.protojson_codec import CODEC as V10
 
 JSON = Any
 """A parsed JSON value."""

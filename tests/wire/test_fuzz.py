@@ -30,9 +30,9 @@ from parley.wire import json_bytes as wire_json
 from parley.wire import jsonrpc
 from parley.wire.codec_seam import Codec
 from parley.wire.limits import Limits
-from parley.wire.v0_3.json import CODEC as CODEC03
-from parley.wire.v1_0.json import CODEC as CODEC10
-from parley.wire.v1_1.json import CODEC as CODEC11
+from parley.wire.v0_3.jsonrpc_codec import CODEC as CODEC03
+from parley.wire.v1_0.protojson_codec import CODEC as CODEC10
+from parley.wire.v1_1.protojson_codec import CODEC as CODEC11
 from tests.strategies import Flavor, all_models
 
 DOCUMENTS = 50_000

@@ -14,10 +14,10 @@ from parley.protocol.errors import InvalidParamsError
 from parley.protocol.operations import Operation
 from parley.wire.protobuf import from_json, to_json
 from parley.wire.v1_0 import grpc as grpc10
-from parley.wire.v1_0.json import CODEC as JSON10
+from parley.wire.v1_0.protojson_codec import CODEC as JSON10
 from parley.wire.v1_1 import grpc as grpc11
 from parley.wire.v1_1._pb import a2a_pb2 as pb11
-from parley.wire.v1_1.json import CODEC as JSON11
+from parley.wire.v1_1.protojson_codec import CODEC as JSON11
 
 STATUS = m.TaskStatus(state=m.TaskState.WORKING)
 ARTIFACT = m.Artifact(artifact_id="a", parts=(m.TextPart(text="x"),))

@@ -28,7 +28,7 @@ from parley.model import (
 )
 from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
-from parley.wire.v1_0.json import CODEC
+from parley.wire.v1_0.protojson_codec import CODEC
 
 Result = SendMessageResult | ListTasksResponse
 

@@ -43,7 +43,7 @@ from parley.server.context import CallContext
 from parley.server.redis_turns import RedisTurns
 from parley.server.stores.base import TaskKey
 from parley.wire import json_bytes as wire_json
-from parley.wire.v1_1.json import CODEC  # 1.0's JSON with generations
+from parley.wire.v1_1.protojson_codec import CODEC  # 1.0's JSON with generations
 
 log = logging.getLogger("parley.bus")
 

@@ -34,7 +34,7 @@ from parley.server.context import CallContext, Caller
 from parley.server.stores.base import TaskKey
 from parley.wire import json_bytes as wire_json
 from parley.wire.errors import from_jsonrpc_error, jsonrpc_error
-from parley.wire.v1_0.json import CODEC
+from parley.wire.v1_0.protojson_codec import CODEC
 
 log = logging.getLogger("parley.bus")
 

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from parley.protocol.negotiation import Version
 from parley.wire.codec_seam import Codec
-from parley.wire.v0_3.json import CODEC as JSONRPC_V0_3
+from parley.wire.v0_3.jsonrpc_codec import CODEC as JSONRPC_V0_3
 from parley.wire.v0_3.rest import CODEC as REST_V0_3
-from parley.wire.v1_0.json import CODEC as JSON_V1_0
-from parley.wire.v1_1.json import CODEC as JSON_V1_1
+from parley.wire.v1_0.protojson_codec import CODEC as JSON_V1_0
+from parley.wire.v1_1.protojson_codec import CODEC as JSON_V1_1
 
 if TYPE_CHECKING:
     from parley.wire.proto_codec import ProtobufCodec

@@ -46,7 +46,7 @@ from parley.server.push.ssrf import (
 )
 from parley.server.stores.base import TaskStore
 from parley.wire import json_bytes as wire_json
-from parley.wire.v0_3.json import CODEC as V0_3
+from parley.wire.v0_3.jsonrpc_codec import CODEC as V0_3
 
 if TYPE_CHECKING:
     from parley.server.push.sender import WebhookClient

@@ -21,7 +21,7 @@ import msgspec
 
 from parley.model import Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol.negotiation import Version
-from parley.wire.v1_0.json import CODEC
+from parley.wire.v1_0.protojson_codec import CODEC
 
 Scope = tuple[str, str]
 

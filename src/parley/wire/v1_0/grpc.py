@@ -22,7 +22,7 @@ from parley.wire.protobuf import (
 )
 from parley.wire.v1_0 import grpc_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb
-from parley.wire.v1_0.json import CODEC as JSON_CODEC
+from parley.wire.v1_0.protojson_codec import CODEC as JSON_CODEC
 
 # --- model -> message, in place --------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import Proto
 from parley.wire.v1_0 import grpc as v1_0
 from parley.wire.v1_1._pb import a2a_pb2 as pb
-from parley.wire.v1_1.json import CODEC as JSON_CODEC
+from parley.wire.v1_1.protojson_codec import CODEC as JSON_CODEC
 
 
 def _draft(kind: type[Proto]) -> type[Proto]:

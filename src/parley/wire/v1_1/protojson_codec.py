@@ -1,4 +1,4 @@
-"""`JsonCodec`: the A2A 1.1 draft JSON codec — 1.0's (`parley.wire.v1_0.json`), plus the
+"""`JsonCodec`: the A2A 1.1 draft JSON codec — 1.0's (`parley.wire.v1_0.protojson_codec`), plus the
 draft's additive fields: `Task.generation`, `generation` on status and artifact updates,
 `SendMessageConfiguration.ifGenerationMatch` and `GetTaskRequest.currentGeneration`.
 
@@ -30,7 +30,7 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
 from parley.wire.reader import fail
-from parley.wire.v1_0.json import JsonCodec as JsonCodecV1_0
+from parley.wire.v1_0.protojson_codec import JsonCodec as JsonCodecV1_0
 
 M = TypeVar("M", bound=Model)
 

@@ -19,7 +19,7 @@ from parley.wire.protojson.content import V0_3
 from parley.wire.reader import fail
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import push as jsonrpc_push
-from parley.wire.v0_3.json import STANDALONE as JSONRPC_STANDALONE
+from parley.wire.v0_3.jsonrpc_codec import STANDALONE as JSONRPC_STANDALONE
 from parley.wire.v0_3.rest import operations
 
 M = TypeVar("M", bound=m.Model)
