@@ -16,7 +16,7 @@ from parley.server.stores import Scope, open_store
 TABLES = {
     "tasks": "tenant, owner, {id}, {context}, state, {status},"
     " sort_ts + {i} * CAST(1000000 AS BIGINT), metadata, version, history_count, event_count,"
-    " created_at, updated_at",
+    " created_at, updated_at, generation",
     "task_messages": "tenant, owner, {id}, position, body",
     "artifacts": "tenant, owner, {id}, artifact_id, position, header",
     "artifact_chunks": "tenant, owner, {id}, position, seq, parts",
