@@ -194,7 +194,7 @@ def codec() -> None:
     from parley import model as m  # noqa: PLC0415
     from parley.protocol.operations import Operation  # noqa: PLC0415
     from parley.wire.protobuf import from_json, to_json  # noqa: PLC0415
-    from parley.wire.v1_0 import grpc as v10  # noqa: PLC0415
+    from parley.wire.v1_0 import protobuf_codec as v10  # noqa: PLC0415
 
     codec, json_codec, schema = v10.CODEC, v10.SCHEMA.json, v10.SCHEMA
     user = m.Message(

@@ -41,13 +41,13 @@ from parley.wire.protobuf import (
     to_json,
     value_json,
 )
-from parley.wire.v0_3 import grpc as v03
-from parley.wire.v0_3 import grpc_card
+from parley.wire.v0_3 import protobuf_card
+from parley.wire.v0_3 import protobuf_codec as v03
 from parley.wire.v0_3._pb import a2a_pb2 as pb03
-from parley.wire.v1_0 import grpc as v10
-from parley.wire.v1_0 import grpc_bytes
+from parley.wire.v1_0 import protobuf_bytes
+from parley.wire.v1_0 import protobuf_codec as v10
 from parley.wire.v1_0._pb import a2a_pb2 as pb10
-from parley.wire.v1_1 import grpc as v11
+from parley.wire.v1_1 import protobuf_codec as v11
 from tests.strategies import Flavor, all_models, cards
 from tests.wire.test_v0_3_rest import MODELS as REST_V03_MODELS
 
@@ -162,7 +162,7 @@ def test_event_bytes_are_the_runtimes_bytes(event: m.TaskArtifactUpdateEvent) ->
     codec = CODECS[Version.V1_0]
     expected = codec.encode_event(event).SerializeToString()
     assert codec.event_bytes(event) == expected
-    covered = grpc_bytes.artifact_update(event)
+    covered = protobuf_bytes.artifact_update(event)
     assert covered in (None, expected)
     artifact = event.artifact
     part = artifact.parts[0] if len(artifact.parts) == 1 else None
@@ -203,7 +203,7 @@ def test_event_bytes_are_the_runtimes_bytes(event: m.TaskArtifactUpdateEvent) ->
 )
 def test_event_bytes_edges(event: m.TaskArtifactUpdateEvent) -> None:
     expected = CODECS[Version.V1_0].encode_event(event).SerializeToString()
-    assert grpc_bytes.artifact_update(event) == expected
+    assert protobuf_bytes.artifact_update(event) == expected
 
 
 def test_event_bytes_of_other_events_take_the_message_route() -> None:
@@ -217,7 +217,7 @@ def test_event_bytes_of_other_events_take_the_message_route() -> None:
         context_id="c",
         artifact=m.Artifact(artifact_id="a", parts=(m.DataPart(data={"k": [1, None]}),)),
     )
-    assert grpc_bytes.artifact_update(data) is None
+    assert protobuf_bytes.artifact_update(data) is None
     for part in (
         m.TextPart(text="x", media_type="text/plain"),
         m.TextPart(text="x", filename="f"),
@@ -225,7 +225,7 @@ def test_event_bytes_of_other_events_take_the_message_route() -> None:
         m.RawPart(raw=b"x"),
     ):
         other = replace(data, artifact=m.Artifact(artifact_id="a", parts=(part,)))
-        assert grpc_bytes.artifact_update(other) is None
+        assert protobuf_bytes.artifact_update(other) is None
         assert codec.event_bytes(other) == codec.encode_event(other).SerializeToString()
     assert codec.event_bytes(data) == codec.encode_event(data).SerializeToString()
     v03 = CODECS[Version.V0_3]
@@ -656,4 +656,4 @@ def test_unrepresentable_messages_and_values() -> None:
 )
 def test_odd_0_3_cards_raise_only_typed_errors(document: Any) -> None:
     with contextlib.suppress(A2AError):
-        grpc_card.decode_card(document)
+        protobuf_card.decode_card(document)

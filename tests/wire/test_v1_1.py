@@ -13,9 +13,9 @@ from parley import model as m
 from parley.protocol.errors import InvalidParamsError
 from parley.protocol.operations import Operation
 from parley.wire.protobuf import from_json, to_json
-from parley.wire.v1_0 import grpc as grpc10
+from parley.wire.v1_0 import protobuf_codec as grpc10
 from parley.wire.v1_0.protojson_codec import CODEC as JSON10
-from parley.wire.v1_1 import grpc as grpc11
+from parley.wire.v1_1 import protobuf_codec as grpc11
 from parley.wire.v1_1._pb import a2a_pb2 as pb11
 from parley.wire.v1_1.protojson_codec import CODEC as JSON11
 

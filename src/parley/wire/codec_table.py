@@ -13,7 +13,7 @@ from parley.wire.v1_0.protojson_codec import CODEC as JSON_V1_0
 from parley.wire.v1_1.protojson_codec import CODEC as JSON_V1_1
 
 if TYPE_CHECKING:
-    from parley.wire.proto_codec import ProtobufCodec
+    from parley.wire.protobuf_codec import ProtobufCodec
 
 JSONRPC: Mapping[Version, Codec[Any]] = {
     Version.V1_1: JSON_V1_1,
@@ -49,11 +49,11 @@ class _ProtobufCodecs(Mapping[Version, "ProtobufCodec"]):
 
     def __getitem__(self, version: Version) -> ProtobufCodec:
         if version is Version.V1_1:  # the draft's own pool, loaded only when served
-            from parley.wire.v1_1.grpc import CODEC as GRPC_V1_1  # noqa: PLC0415 - grpc extra
+            from parley.wire.v1_1.protobuf_codec import CODEC as GRPC_V1_1  # noqa: PLC0415 - grpc extra
 
             return GRPC_V1_1
-        from parley.wire.v0_3.grpc import CODEC as GRPC_V0_3  # noqa: PLC0415 - grpc extra
-        from parley.wire.v1_0.grpc import CODEC as GRPC_V1_0  # noqa: PLC0415 - grpc extra
+        from parley.wire.v0_3.protobuf_codec import CODEC as GRPC_V0_3  # noqa: PLC0415 - grpc extra
+        from parley.wire.v1_0.protobuf_codec import CODEC as GRPC_V1_0  # noqa: PLC0415 - grpc extra
 
         return {Version.V1_0: GRPC_V1_0, Version.V0_3: GRPC_V0_3}[version]
 

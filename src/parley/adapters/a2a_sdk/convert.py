@@ -2,7 +2,7 @@
 1.0 proto (`lf.a2a.v1`), so the 1.0 protobuf codec's direct routes read and write the SDK's
 messages field by field; anything of an unusual shape takes the reference route, its
 ProtoJSON form and the 1.0 JSON codec, whose validation and error naming then apply to
-what an executor emits (as `parley.wire.proto_codec` does for the gRPC binding).
+what an executor emits (as `parley.wire.protobuf_codec` does for the gRPC binding).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from parley.protocol.negotiation import Version
 from parley.server.execution import RequestContext
 from parley.wire.protobuf import UnusualShapeError, optional_struct, timestamp_datetime
 from parley.wire.v1_0 import CODEC
-from parley.wire.v1_0.grpc import fill_send, fill_task, read_message, read_part
+from parley.wire.v1_0.protobuf_codec import fill_send, fill_task, read_message, read_part
 
 _EVENTS: dict[type[Any], type[StreamEvent]] = {
     sdk.Message: Message,

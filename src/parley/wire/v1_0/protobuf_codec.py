@@ -1,6 +1,6 @@
 """The A2A 1.0 protobuf codec (`lf.a2a.v1`) of the gRPC binding: the 1.0 JSON codec as
 the reference route, and direct routes for parts, messages, tasks, events and
-SendMessage (see `parley.wire.proto_codec`).
+SendMessage (see `parley.wire.protobuf_codec`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.wire.limits import active
-from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import (
     Proto,
     UnusualShapeError,
@@ -20,7 +19,8 @@ from parley.wire.protobuf import (
     optional_struct,
     value_json,
 )
-from parley.wire.v1_0 import grpc_bytes
+from parley.wire.protobuf_codec import ProtobufCodec, Schema
+from parley.wire.v1_0 import protobuf_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb
 from parley.wire.v1_0.protojson_codec import CODEC as JSON_CODEC
 
@@ -317,7 +317,7 @@ SCHEMA = Schema(
         m.SendMessageRequest: fill_send,
     },
     request_decoders={Op.SEND_MESSAGE: read_send, Op.SEND_STREAMING_MESSAGE: read_send},
-    event_bytes={m.TaskArtifactUpdateEvent: grpc_bytes.artifact_update},
+    event_bytes={m.TaskArtifactUpdateEvent: protobuf_bytes.artifact_update},
 )
 
 CODEC = ProtobufCodec(SCHEMA)

@@ -1,5 +1,5 @@
 """The A2A 1.1 draft protobuf codec (`lf.a2a.v1` of the draft proto, in a descriptor pool
-of its own) of the gRPC binding: 1.0's schema (`parley.wire.v1_0.grpc`) over the draft's
+of its own) of the gRPC binding: 1.0's schema (`parley.wire.v1_0.protobuf_codec`) over the draft's
 messages, with the 1.1 JSON codec as the reference route, and 1.0's direct routes
 extended by the five generation fields. No direct serializer of artifact updates (1.0's
 writes 1.0 bytes): the draft's are encoded as messages.
@@ -14,9 +14,9 @@ from msgspec.structs import replace
 from parley import model as m
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import Proto
-from parley.wire.v1_0 import grpc as v1_0
+from parley.wire.protobuf_codec import ProtobufCodec, Schema
+from parley.wire.v1_0 import protobuf_codec as v1_0
 from parley.wire.v1_1._pb import a2a_pb2 as pb
 from parley.wire.v1_1.protojson_codec import CODEC as JSON_CODEC
 

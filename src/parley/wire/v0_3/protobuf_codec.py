@@ -1,7 +1,7 @@
 """The A2A 0.3 protobuf codec (`a2a.v1`) of the gRPC binding. Its reference route is the
 0.3 REST codec (ProtoJSON of the same proto) with requests in their proto shape
 (`name: "tasks/{id}"`, `parent`) and the card in its proto form; direct routes for
-parts, messages, tasks, events and SendMessage (see `parley.wire.proto_codec`).
+parts, messages, tasks, events and SendMessage (see `parley.wire.protobuf_codec`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
 from parley.wire.limits import active
-from parley.wire.proto_codec import ProtobufCodec, Schema
 from parley.wire.protobuf import (
     Proto,
     UnusualShapeError,
@@ -23,11 +22,12 @@ from parley.wire.protobuf import (
     optional_struct,
     struct_json,
 )
+from parley.wire.protobuf_codec import ProtobufCodec, Schema
 from parley.wire.protojson.content import FINAL
 from parley.wire.protojson.fields import config_name, task_name
 from parley.wire.reader import Obj
 from parley.wire.v0_3._pb import a2a_pb2 as pb
-from parley.wire.v0_3.grpc_card import decode_card, encode_card
+from parley.wire.v0_3.protobuf_card import decode_card, encode_card
 from parley.wire.v0_3.rest import RestCodec
 
 Op = Operation
