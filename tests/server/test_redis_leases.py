@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import pytest
 import redis.asyncio as aioredis
 
+from parley.server import redis_leases
 from parley.server.redis_leases import RedisLeases
 from parley.server.stores.base import TaskKey
 
@@ -222,3 +223,25 @@ def test_each_replica_gets_an_id_of_its_own_and_renews_at_a_third_of_the_ttl() -
     assert one.replica != two.replica
     assert (one.ttl_ms, one.renew) == (6000, 2.0)
     assert RedisLeases(None, "k", ttl=9, renew=1.5).renew == 1.5
+
+
+def test_a_renewal_in_the_millisecond_of_the_hold_loses_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hold and a renewal in one millisecond (a stopped clock here) give the lease the
+    score it has: nothing changes, and the lease is still held. It was taken for lost,
+    and the run just begun stopped, when ZADD's changed count was read."""
+    monkeypatch.setattr(redis_leases, "_now_ms", lambda: 1_700_000_000_000)
+
+    async def scenario(client: Any, key: str) -> tuple[list[TaskKey], list[float]]:
+        lost: list[TaskKey] = []
+        leases = RedisLeases(client, key, replica="r1", ttl=30)
+        leases.lost = lost.append
+        await leases.hold(TASK)
+        await leases.renew_held()
+        await leases.renew_held()
+        return lost, list((await members(client, key)).values())
+
+    lost, scores = run(scenario)
+    assert lost == []
+    assert scores == [1_700_000_030_000]

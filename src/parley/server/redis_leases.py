@@ -6,8 +6,9 @@ Theory of operation. The leases are one sorted set: a member is the task's key a
 holder's replica id (JSON), its score the time (ms) the lease runs out. `hold` adds it
 before the run starts (so no task of a run is written without one); `let_go` removes it
 when the run ends. Every `renew` seconds (a third of `ttl`) the holder moves all it holds
-`ttl` ahead in one pipeline, with ZADD XX CH: a member someone removed is not added back,
-and the holder learns it lost the lease (`lost`: its run is stopped, writing nothing).
+`ttl` ahead in one pipeline, with ZADD XX and ZSCORE: a member someone removed is not added
+back, and the holder, reading it gone, learns it lost the lease (`lost`: its run is
+stopped, writing nothing).
 `expired` lists members past their time and removes each with ZREM: the one replica whose
 ZREM removed a member (1) recovers that task; every other one got 0. Clocks: scores are the holder's
 time; replicas' clocks must agree to well within `ttl` (NTP does).
@@ -97,10 +98,14 @@ class RedisLeases:
         until = _now_ms() + self.ttl_ms
         async with self.client.pipeline(transaction=False) as pipe:
             for _, member in held:
-                pipe.zadd(self.key, {member: until}, xx=True, ch=True)
-            changed = await pipe.execute()
-        for (task, member), count in zip(held, changed, strict=True):
-            if not count and self._held.get(task) == member:
+                pipe.zadd(self.key, {member: until}, xx=True)
+                pipe.zscore(self.key, member)
+            answers = await pipe.execute()
+        # Whether each is still there, read back: ZADD's CH count is 0 for a lease that is
+        # there but already ran out at `until` (held in the same millisecond), not only for
+        # one someone removed.
+        for (task, member), score in zip(held, answers[1::2], strict=True):
+            if score is None and self._held.get(task) == member:
                 del self._held[task]
                 log.warning("leases: the lease of task %s was taken away; its run stops", task[2])
                 self.lost(task)
