@@ -18,7 +18,7 @@ from parley.client import Reconnected
 from parley.model import AgentCard, Message, Role, StreamEvent, Task, TextPart
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.codecs import JSONRPC
+from parley.wire.codec_table import JSONRPC
 from tests.strategies import Flavor, cards, messages, stream_events, tasks
 
 V1 = Flavor.V1_0
