@@ -481,7 +481,7 @@ def _message(*parts: Any) -> Message:
 def test_output_folder_is_made_or_refused(tmp_path: Path) -> None:
     assert directory(str(tmp_path / "a" / "b")).is_dir()
     (tmp_path / "file").write_text("x")
-    with pytest.raises(UsageError, match="--output: cannot use"):
+    with pytest.raises(argparse.ArgumentTypeError, match="cannot use"):
         directory(str(tmp_path / "file" / "sub"))
 
 

@@ -6,6 +6,7 @@ component is used, never `.`/`..` or a hidden name; a part without a usable name
 
 from __future__ import annotations
 
+import argparse
 import mimetypes
 import sys
 from collections.abc import Iterable
@@ -17,12 +18,13 @@ from parley.model import Message, Part, RawPart, Task, TaskArtifactUpdateEvent
 
 
 def directory(value: str) -> Path:
-    """The `--output` argument: a folder, made if missing."""
+    """The `--output` argument: a folder, made if missing. An argument type, so a folder
+    that cannot be made is argparse's one-line usage error (exit status 2)."""
     path = Path(value)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(f"--output: cannot use {value}: {exc.strerror or exc}") from None
+        raise argparse.ArgumentTypeError(f"cannot use {value}: {exc.strerror or exc}") from None
     return path
 
 
