@@ -31,8 +31,9 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
+from parley.wire.json_codec import JsonCodec
 from parley.wire.reader import timestamp
-from parley.wire.v0_3 import CODEC, JsonCodec
+from parley.wire.v0_3 import CODEC
 from tests.strategies import (
     Flavor,
     all_models,

@@ -33,8 +33,9 @@ from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire import codec_table
 from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
+from parley.wire.json_codec import JsonCodec
 from parley.wire.v0_3 import CODEC as JSONRPC
-from parley.wire.v0_3.rest import CODEC, RestCodec
+from parley.wire.v0_3.rest import CODEC
 from tests.strategies import (
     Flavor,
     all_models,
@@ -47,7 +48,7 @@ from tests.strategies import (
 from tests.wire.json_equality import same
 
 V03 = Flavor.V0_3
-TYPED: Codec[JSON] = CODEC  # RestCodec satisfies the Codec protocol (checked by mypy)
+TYPED: Codec[JSON] = CODEC  # JsonCodec satisfies the Codec protocol (checked by mypy)
 
 # ---------------------------------------------------------------- what 0.3 REST can express
 # The v0.3.0 proto has no part metadata, file name or referenceTaskIds, no metadata on
@@ -243,7 +244,7 @@ def printed(message: Any) -> tuple[JSON, JSON]:
 
 
 def test_codec_identity_and_registration() -> None:
-    assert isinstance(CODEC, RestCodec)
+    assert isinstance(CODEC, JsonCodec)
     assert CODEC.version is Version.V0_3
     assert codec_table.REST[Version.V0_3] is CODEC
     assert codec_table.JSONRPC[Version.V0_3] is JSONRPC

@@ -27,7 +27,8 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
-from parley.wire.v1_0 import CODEC, JsonCodec
+from parley.wire.json_codec import JsonCodec
+from parley.wire.v1_0 import CODEC
 from tests.strategies import Flavor, all_models, json_values
 from tests.wire.json_equality import same
 

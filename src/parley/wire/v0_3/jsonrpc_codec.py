@@ -1,21 +1,21 @@
-"""The A2A 0.3 JSON-RPC codec: model objects to and from parsed JSON values, as the 0.3
-JSON schema (`a2a.json`) defines them; and the standalone form of every model type.
+"""The A2A 0.3 JSON-RPC codec's `JsonForms`: model objects to and from parsed JSON values,
+as the 0.3 JSON schema (`a2a.json`) defines them; and the standalone form of every model
+type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from parley import model as m
-from parley.protocol.errors import InternalError, MethodNotFoundError, invalid_field
+from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
-from parley.protocol.operations import Operation
+from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.json_bytes import JSON
+from parley.wire.json_codec import JsonCodec, JsonForms
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import content, events, operations, parts, push, security
-
-M = TypeVar("M", bound=m.Model)
 
 # Why a part of the wrong kind is not the part asked for: (field, description).
 _PART_MISMATCH = {
@@ -90,60 +90,27 @@ STANDALONE: dict[type[m.Model], tuple[Callable[[Any], JSON], Callable[[Any], Any
 }
 
 
-def _standalone(kind: type[m.Model]) -> tuple[Callable[[Any], JSON], Callable[[Any], Any]]:
-    entry = STANDALONE.get(kind)
-    if entry is None:
-        raise InternalError(f"A2A 0.3 has no standalone form for {kind.__name__}")
-    return entry
+def _mismatch(kind: type[m.Model]) -> tuple[str, str]:
+    return _PART_MISMATCH.get(kind, ("", f"expected {kind.__name__}"))
 
 
-class JsonCodec:
-    """The 0.3 JSON-RPC codec (`parley.wire.codec_seam.Codec[JSON]`); stateless.
+FORMS = JsonForms(
+    version=Version.V0_3,
+    label="A2A 0.3",
+    requests={
+        operation: (OPERATIONS[operation].request, *_request(operation))
+        for operation in operations.REQUEST_DECODERS
+    },
+    responses=operations.RESPONSES,
+    standalone=STANDALONE,
+    encode_event=events.encode_event,
+    decode_event=events.decode_event,
+    encode_card=cards.encode_card,
+    decode_card=cards.decode_card,
+    mismatch=_mismatch,
+)
+"""The 0.3 JSON-RPC forms: requests are the `params` (None, no `params`, for
+agent/getAuthenticatedExtendedCard); ListTasks does not exist (MethodNotFoundError)."""
 
-    Payloads are parsed JSON values (`params`, `result`, a stream event, a card).
-    Every decoder raises only A2AError subclasses: InvalidParamsError naming the field
-    for a bad shape, MethodNotFoundError for ListTasks (0.3 has none).
-    """
-
-    version: Version = Version.V0_3
-
-    def decode_request(self, operation: Operation, payload: JSON) -> m.Model:
-        return operations.decode_request(operation, payload)
-
-    def encode_request(self, operation: Operation, request: m.Model) -> JSON:
-        """The `params`; None (send no `params`) for agent/getAuthenticatedExtendedCard."""
-        return operations.encode_request(operation, request)
-
-    def encode_response(self, operation: Operation, result: Any) -> JSON:
-        """The `result`; InternalError for streaming operations (use `encode_event`)."""
-        return operations.encode_response(operation, result)
-
-    def decode_response(self, operation: Operation, payload: JSON) -> Any:
-        return operations.decode_response(operation, payload)
-
-    def encode_event(self, event: m.StreamEvent) -> JSON:
-        return events.encode_event(event)
-
-    def decode_event(self, payload: JSON) -> m.StreamEvent:
-        return events.decode_event(payload)
-
-    def encode_card(self, card: m.AgentCard) -> JSON:
-        return cards.encode_card(card)
-
-    def decode_card(self, payload: JSON) -> m.AgentCard:
-        return cards.decode_card(payload)
-
-    def encode(self, value: m.Model) -> JSON:
-        """The standalone wire form of a model object (requests: their `params`)."""
-        return _standalone(type(value))[0](value)
-
-    def decode(self, kind: type[M], payload: JSON) -> M:
-        result = _standalone(kind)[1](payload)
-        if not isinstance(result, kind):
-            field, description = _PART_MISMATCH.get(kind, ("", f"expected {kind.__name__}"))
-            raise invalid_field(field, description)
-        return result
-
-
-CODEC = JsonCodec()
+CODEC = JsonCodec(FORMS)
 """The one 0.3 JSON codec instance."""

@@ -26,13 +26,12 @@ from parley.model import (
     Task,
     TaskPushNotificationConfig,
 )
-from parley.protocol.errors import InternalError, MethodNotFoundError
-from parley.protocol.operations import OPERATIONS, Operation
+from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
 from parley.wire.reader import fail, opt_bool, opt_int32
 from parley.wire.v0_3.card import decode_card, encode_card
 from parley.wire.v0_3.content import decode_message, decode_task, encode_message, encode_task
-from parley.wire.v0_3.events import decode_event, decode_result, encode_event
+from parley.wire.v0_3.events import decode_result, encode_event
 from parley.wire.v0_3.fields import (
     Obj,
     ident,
@@ -261,17 +260,11 @@ def _encode_no_result(value: Any) -> None:
     return None
 
 
-def _streaming(value: Any) -> JSON:
-    raise InternalError("A streaming operation answers with events: use encode_event")
-
-
 # Each entry: the result types accepted by the encoder, the encoder, the decoder.
 RESPONSES: dict[Operation, tuple[tuple[type, ...], Callable[[Any], JSON], Callable[[Any], Any]]] = {
     Op.SEND_MESSAGE: ((Task, Message), encode_event, decode_result),
-    Op.SEND_STREAMING_MESSAGE: ((), _streaming, decode_event),
     Op.GET_TASK: ((Task,), encode_task, decode_task),
     Op.CANCEL_TASK: ((Task,), encode_task, decode_task),
-    Op.SUBSCRIBE_TO_TASK: ((), _streaming, decode_event),
     Op.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
         (TaskPushNotificationConfig,),
         encode_task_push_config,
@@ -290,46 +283,3 @@ RESPONSES: dict[Operation, tuple[tuple[type, ...], Callable[[Any], JSON], Callab
     Op.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: ((object,), _encode_no_result, _no_result),
     Op.GET_EXTENDED_AGENT_CARD: ((AgentCard,), encode_card, decode_card),
 }
-
-
-def _not_in_v0_3(operation: Operation) -> MethodNotFoundError:
-    return MethodNotFoundError(
-        f"{operation.value} does not exist in A2A 0.3", metadata={"method": operation.value}
-    )
-
-
-def decode_request(operation: Operation, payload: JSON) -> Model:
-    decoder = REQUEST_DECODERS.get(operation)
-    if decoder is None:
-        raise _not_in_v0_3(operation)
-    return decoder(payload)
-
-
-def encode_request(operation: Operation, request: Model) -> JSON:
-    encoder = REQUEST_ENCODERS.get(operation)
-    if encoder is None:
-        raise _not_in_v0_3(operation)
-    expected = OPERATIONS[operation].request
-    if type(request) is not expected:
-        raise InternalError(
-            f"{operation.value} takes a {expected.__name__}, not a {type(request).__name__}"
-        )
-    return encoder(request)
-
-
-def encode_response(operation: Operation, result: Any) -> JSON:
-    entry = RESPONSES.get(operation)
-    if entry is None:
-        raise _not_in_v0_3(operation)
-    accepted, encoder, _ = entry
-    if accepted and not isinstance(result, accepted):
-        raise InternalError(f"{operation.value} cannot answer a {type(result).__name__}")
-    return encoder(result)
-
-
-def decode_response(operation: Operation, payload: JSON) -> Any:
-    """Streaming operations: one event (the `result` of one SSE message)."""
-    entry = RESPONSES.get(operation)
-    if entry is None:
-        raise _not_in_v0_3(operation)
-    return entry[2](payload)

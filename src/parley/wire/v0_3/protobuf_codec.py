@@ -6,13 +6,15 @@ parts, messages, tasks, events and SendMessage (see `parley.wire.protobuf_codec`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from parley import model as m
 from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.json_bytes import JSON
+from parley.wire.json_codec import JsonCodec
 from parley.wire.limits import active
 from parley.wire.protobuf import (
     Proto,
@@ -28,7 +30,7 @@ from parley.wire.protojson.fields import config_name, task_name
 from parley.wire.reader import Obj
 from parley.wire.v0_3._pb import a2a_pb2 as pb
 from parley.wire.v0_3.protobuf_card import decode_card, encode_card
-from parley.wire.v0_3.rest import RestCodec
+from parley.wire.v0_3.rest import FORMS as REST
 
 Op = Operation
 
@@ -50,28 +52,27 @@ def _proto_request(operation: Operation, payload: Obj) -> Obj:
     return payload
 
 
-class ProtoJsonCodec(RestCodec):
-    """ProtoJSON of the 0.3 proto: the REST codec, but requests in their proto shape and
-    the card in its proto form (the REST card is the JSON-RPC one)."""
+def _proto_shaped(encode: Callable[[Any], Obj], operation: Operation) -> Callable[[Any], Obj]:
+    return lambda request: _proto_request(operation, encode(request))
 
-    def encode_request(self, operation: Operation, request: m.Model) -> JSON:
-        return _proto_request(operation, super().encode_request(operation, request))
 
-    def encode_response(self, operation: Operation, result: Any) -> JSON:
-        if operation is Op.GET_EXTENDED_AGENT_CARD and type(result) is m.AgentCard:
-            return encode_card(result)
-        return super().encode_response(operation, result)
-
-    def decode_response(self, operation: Operation, payload: JSON) -> Any:
-        if operation is Op.GET_EXTENDED_AGENT_CARD:
-            return decode_card(payload)
-        return super().decode_response(operation, payload)
-
-    def encode_card(self, card: m.AgentCard) -> JSON:
-        return encode_card(card)
-
-    def decode_card(self, payload: JSON) -> m.AgentCard:
-        return decode_card(payload)
+PROTOJSON = JsonCodec(
+    replace(
+        REST,
+        requests={
+            operation: (kind, _proto_shaped(encode, operation), decode)
+            for operation, (kind, encode, decode) in REST.requests.items()
+        },
+        responses={
+            **REST.responses,
+            Op.GET_EXTENDED_AGENT_CARD: ((m.AgentCard,), encode_card, decode_card),
+        },
+        encode_card=encode_card,
+        decode_card=decode_card,
+    )
+)
+"""ProtoJSON of the 0.3 proto: the REST forms, but requests in their proto shape and the
+card in its proto form (the REST card is the JSON-RPC one)."""
 
 
 # --- model -> message, in place ---------------------------------------------------------------
@@ -236,7 +237,7 @@ def read_send(request: Proto) -> m.SendMessageRequest:
 
 SCHEMA = Schema(
     version=Version.V0_3,
-    json=ProtoJsonCodec(),
+    json=PROTOJSON,
     requests={
         Op.SEND_MESSAGE: pb.SendMessageRequest,
         Op.SEND_STREAMING_MESSAGE: pb.SendMessageRequest,

@@ -1,11 +1,11 @@
-"""`JsonCodec`: the A2A 1.0 JSON codec (ProtoJSON of `lf.a2a.v1` plus the spec's presence
-rules), used by the JSON-RPC and HTTP+JSON bindings, push payloads and the agent card.
+"""The A2A 1.0 JSON codec (ProtoJSON of `lf.a2a.v1` plus the spec's presence rules), used by
+the JSON-RPC and HTTP+JSON bindings, push payloads and the agent card: its `JsonForms`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from parley.model import (
     AgentCapabilities,
@@ -36,7 +36,6 @@ from parley.model import (
     RawPart,
     SecurityRequirement,
     SendMessageConfiguration,
-    StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
@@ -45,18 +44,14 @@ from parley.model import (
     TextPart,
     UrlPart,
 )
-from parley.protocol.errors import InternalError, MethodNotFoundError
 from parley.protocol.negotiation import Version
-from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
+from parley.wire.json_codec import JsonCodec, JsonForms
 from parley.wire.protojson import push
-from parley.wire.reader import fail
 from parley.wire.v1_0 import card as cards
 from parley.wire.v1_0 import content, operations, security
 
-M = TypeVar("M", bound=Model)
-
-_STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
+STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
     TextPart: (content.encode_part, content.decode_part),
     RawPart: (content.encode_part, content.decode_part),
     UrlPart: (content.encode_part, content.decode_part),
@@ -110,79 +105,23 @@ _STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]]
 _PART_NAMES = {TextPart: "text", RawPart: "raw", UrlPart: "url", DataPart: "data"}
 
 
-class JsonCodec:
-    """Model <-> 1.0 JSON values (parsed, not bytes: `parley.wire.json_bytes` does the bytes).
-
-    Decoders raise only A2AError subclasses: InvalidParamsError naming the field for a
-    bad shape, MethodNotFoundError for an unknown operation.
-    """
-
-    version: Version = Version.V1_0
-
-    def decode_request(self, operation: Operation, payload: JSON) -> Model:
-        entry = operations.REQUESTS.get(operation)
-        if entry is None:
-            raise MethodNotFoundError(f"Operation {operation!r} does not exist in A2A 1.0")
-        request: Model = entry[2](payload)
-        return request
-
-    def encode_request(self, operation: Operation, request: Model) -> JSON:
-        entry = operations.REQUESTS.get(operation)
-        if entry is None:
-            raise InternalError(f"Operation {operation!r} does not exist in A2A 1.0")
-        kind, encode, _ = entry
-        if type(request) is not kind:
-            raise InternalError(
-                f"{operation.value} takes a {kind.__name__}, not {type(request).__name__}"
-            )
-        return encode(request)
-
-    def encode_response(self, operation: Operation, result: Any) -> JSON:
-        """A unary result; streaming operations answer with `encode_event` instead."""
-        entry = operations.RESPONSES.get(operation)
-        if entry is None:
-            raise InternalError(f"{operation.value} has no unary response: use encode_event")
-        kinds, encode, _ = entry
-        if type(result) not in kinds:
-            raise InternalError(f"{operation.value} cannot return a {type(result).__name__}")
-        return encode(result)
-
-    def decode_response(self, operation: Operation, payload: JSON) -> Any:
-        """A unary result; for a streaming operation, one event of its stream."""
-        entry = operations.RESPONSES.get(operation)
-        if entry is None:
-            if operation in operations.REQUESTS:  # streaming
-                return content.decode_event(payload)
-            raise MethodNotFoundError(f"Operation {operation!r} does not exist in A2A 1.0")
-        return entry[2](payload)
-
-    def encode_event(self, event: StreamEvent) -> JSON:
-        return content.encode_event(event)
-
-    def decode_event(self, payload: JSON) -> StreamEvent:
-        return content.decode_event(payload)
-
-    def encode_card(self, card: AgentCard) -> JSON:
-        return cards.encode_card(card)
-
-    def decode_card(self, payload: JSON) -> AgentCard:
-        return cards.decode_card(payload)
-
-    def encode(self, value: Model) -> JSON:
-        entry = _STANDALONE.get(type(value))
-        if entry is None:
-            raise InternalError(f"A2A 1.0 has no wire form for {type(value).__name__}")
-        return entry[0](value)
-
-    def decode(self, kind: type[M], payload: JSON) -> M:
-        entry = _STANDALONE.get(kind)
-        if entry is None:
-            raise InternalError(f"A2A 1.0 has no wire form for {kind.__name__}")
-        value = entry[1](payload)
-        if type(value) is not kind:  # a part of another kind than asked for
-            fail("", "", f"expected a {_PART_NAMES.get(kind, kind.__name__)} part")
-        return value
+def _mismatch(kind: type[Model]) -> tuple[str, str]:
+    return "", f"expected a {_PART_NAMES.get(kind, kind.__name__)} part"
 
 
-CODEC = JsonCodec()
+FORMS = JsonForms(
+    version=Version.V1_0,
+    label="A2A 1.0",
+    requests=operations.REQUESTS,
+    responses=operations.RESPONSES,
+    standalone=STANDALONE,
+    encode_event=content.encode_event,
+    decode_event=content.decode_event,
+    encode_card=cards.encode_card,
+    decode_card=cards.decode_card,
+    mismatch=_mismatch,
+)
+"""The 1.0 forms (also the base of the 1.1 draft's)."""
+
+CODEC = JsonCodec(FORMS)
 """The 1.0 JSON codec."""

@@ -1,4 +1,4 @@
-"""`RestCodec`: the A2A 0.3 HTTP+JSON codec, ProtoJSON of the 0.3 proto (`a2a.v1`, read and
+"""The A2A 0.3 HTTP+JSON codec's `JsonForms`: ProtoJSON of the 0.3 proto (`a2a.v1`, read and
 written by `parley.wire.protojson` with the 0.3 tables); the
 agent card keeps the 0.3 JSON-RPC form, which is what 0.3 REST servers answer at `/v1/card`.
 """
@@ -6,23 +6,20 @@ agent card keeps the 0.3 JSON-RPC form, which is what 0.3 REST servers answer at
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from parley import model as m
-from parley.protocol.errors import InternalError, MethodNotFoundError
+from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
-from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
+from parley.wire.json_codec import JsonCodec, JsonForms
 from parley.wire.protojson import operations as protojson_operations
 from parley.wire.protojson import parts, push
 from parley.wire.protojson.content import V0_3
-from parley.wire.reader import fail
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import push as jsonrpc_push
 from parley.wire.v0_3.jsonrpc_codec import STANDALONE as JSONRPC_STANDALONE
 from parley.wire.v0_3.rest import operations
-
-M = TypeVar("M", bound=m.Model)
 
 _CARD_TYPES = (
     m.AgentCard,
@@ -46,7 +43,7 @@ def _list_tasks(value: Any) -> Any:
     raise MethodNotFoundError("ListTasks does not exist in A2A 0.3")
 
 
-_STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
+STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
     m.TextPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
     m.RawPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
     m.UrlPart: (parts.encode_part_v0_3, parts.decode_part_v0_3),
@@ -88,93 +85,24 @@ _PART_MISMATCH = {
 }
 
 
-def _not_in_v0_3(operation: Operation) -> MethodNotFoundError:
-    return MethodNotFoundError(
-        f"{operation.value} does not exist in A2A 0.3", metadata={"method": operation.value}
-    )
+def _mismatch(kind: type[m.Model]) -> tuple[str, str]:
+    return _PART_MISMATCH.get(kind, ("", f"expected {kind.__name__}"))
 
 
-class RestCodec:
-    """Model <-> 0.3 REST JSON values (parsed, not bytes: `parley.wire.json_bytes` does those).
+FORMS = JsonForms(
+    version=Version.V0_3,
+    label="A2A 0.3 REST",
+    requests=operations.REQUESTS,
+    responses=operations.RESPONSES,
+    standalone=STANDALONE,
+    encode_event=V0_3.encode_event,
+    decode_event=V0_3.decode_event,
+    encode_card=cards.encode_card,
+    decode_card=cards.decode_card,
+    mismatch=_mismatch,
+)
+"""The 0.3 REST forms. Output uses JSON (camelCase) names; input also takes the proto's
+snake_case names; requests are the body with the path and query parameters merged in."""
 
-    Output uses JSON (camelCase) names; input also takes the proto's snake_case names.
-    Decoders raise only A2AError subclasses: InvalidParamsError naming the field for a
-    bad shape, MethodNotFoundError for ListTasks (0.3 has none).
-    """
-
-    version: Version = Version.V0_3
-
-    def decode_request(self, operation: Operation, payload: JSON) -> m.Model:
-        """The body with the path and query parameters merged in (see `operations`)."""
-        entry = operations.REQUESTS.get(operation)
-        if entry is None:
-            raise _not_in_v0_3(operation)
-        request: m.Model = entry[2](payload)
-        return request
-
-    def encode_request(self, operation: Operation, request: m.Model) -> JSON:
-        """The path parameters (`id`, `taskId`) with the body or the query parameters."""
-        entry = operations.REQUESTS.get(operation)
-        if entry is None:
-            raise _not_in_v0_3(operation)
-        kind, encode, _ = entry
-        if type(request) is not kind:
-            raise InternalError(
-                f"{operation.value} takes a {kind.__name__}, not a {type(request).__name__}"
-            )
-        return encode(request)
-
-    def encode_response(self, operation: Operation, result: Any) -> JSON:
-        """A unary result; InternalError for streaming operations (use `encode_event`)."""
-        entry = operations.RESPONSES.get(operation)
-        if entry is None:
-            if operation in operations.REQUESTS:
-                raise InternalError("A streaming operation answers with events: use encode_event")
-            raise _not_in_v0_3(operation)
-        kinds, encode, _ = entry
-        if type(result) not in kinds:
-            raise InternalError(f"{operation.value} cannot answer a {type(result).__name__}")
-        return encode(result)
-
-    def decode_response(self, operation: Operation, payload: JSON) -> Any:
-        """A unary result; for a streaming operation, one event of its stream."""
-        entry = operations.RESPONSES.get(operation)
-        if entry is None:
-            if operation in operations.REQUESTS:
-                return V0_3.decode_event(payload)
-            raise _not_in_v0_3(operation)
-        return entry[2](payload)
-
-    def encode_event(self, event: m.StreamEvent) -> JSON:
-        return V0_3.encode_event(event)
-
-    def decode_event(self, payload: JSON) -> m.StreamEvent:
-        return V0_3.decode_event(payload)
-
-    def encode_card(self, card: m.AgentCard) -> JSON:
-        return cards.encode_card(card)
-
-    def decode_card(self, payload: JSON) -> m.AgentCard:
-        return cards.decode_card(payload)
-
-    def encode(self, value: m.Model) -> JSON:
-        """The standalone form of a model object (requests: their payload)."""
-        return self._standalone(type(value))[0](value)
-
-    def decode(self, kind: type[M], payload: JSON) -> M:
-        value = self._standalone(kind)[1](payload)
-        if type(value) is not kind:  # a part of another kind than asked for
-            key, description = _PART_MISMATCH.get(kind, ("", f"expected {kind.__name__}"))
-            fail("", key, description)
-        return value
-
-    @staticmethod
-    def _standalone(kind: type[m.Model]) -> tuple[Callable[[Any], JSON], Callable[[Any], Any]]:
-        entry = _STANDALONE.get(kind)
-        if entry is None:
-            raise InternalError(f"A2A 0.3 REST has no standalone form for {kind.__name__}")
-        return entry
-
-
-CODEC = RestCodec()
+CODEC = JsonCodec(FORMS)
 """The one 0.3 REST codec instance."""
