@@ -385,7 +385,7 @@ class TaskRunner:
             task = replace(
                 task, status=status, artifacts=snapshot.artifacts, metadata=snapshot.metadata
             )
-        stored = await self.store.create(live.key.scope, task, **live.creating)
+        stored = await self.store.create(live.key[:2], task, **live.creating)
         live.task, live.version, live.pending = stored.task, stored.version, None
         state = stored.task.status.state
         await self._publish(live, stored.task, lifecycle.ends_stream(state))
@@ -403,7 +403,7 @@ class TaskRunner:
         ):
             await self.broker.waiting(live.key)  # recorded before a client sees the question
         try:
-            stored = await self.store.save(live.key.scope, task, (event,), live.version)
+            stored = await self.store.save(live.key[:2], task, (event,), live.version)
         except StaleWriteError:
             stored = await self._rebase(live, event)
         live.task, live.version = stored.task, stored.version
@@ -419,7 +419,7 @@ class TaskRunner:
     async def _rebase(self, live: LiveTask, event: TaskEvent) -> StoredTask:
         """Fold the event onto the task as stored now and save again; folding raises the
         spec error if it no longer fits (e.g. the task is terminal now)."""
-        scope = live.key.scope
+        scope = live.key[:2]
         for attempt in range(_REBASES):
             stored = await self.load(live, scope)
             if stored is None:

@@ -154,7 +154,7 @@ class SendOperations(PushConfigOperations):
         if self._configs_with_task and not request.message.task_id:
             live.creating = {"configs": (config,)}
         else:
-            await self.push_store.put(live.key.scope, config[0], protocol=config[1])
+            await self.push_store.put(live.key[:2], config[0], protocol=config[1])
 
     async def _follow_up(
         self, scope: Scope, message: Message, configuration: SendMessageConfiguration | None
@@ -182,7 +182,7 @@ class SendOperations(PushConfigOperations):
     async def _take_turn(self, key: TaskKey, request: SendMessageRequest, ctx: CallContext) -> Turn:
         """A follow-up another replica handed here (its task waits here): begun as if sent
         here; the task as its message left it."""
-        live = await self._follow_up(key.scope, request.message, request.configuration)
+        live = await self._follow_up(key[:2], request.message, request.configuration)
         try:
             admit = getattr(self.runner.executor, "admit", None)
             if admit is not None:
@@ -209,7 +209,7 @@ class SendOperations(PushConfigOperations):
                     break
         finally:
             events.close()
-        stored = await self._stored(live.key.scope, live.key.task_id)
+        stored = await self._stored(live.key[:2], live.key.task_id)
         return self._shaped(stored.task, request)
 
     @staticmethod
