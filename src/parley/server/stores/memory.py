@@ -29,8 +29,10 @@ def _utc_now() -> datetime:
 
 
 class InMemoryTaskStore:
-    """Tasks in a dict keyed by (tenant, caller, task id). `push_configs`, when given, loses
-    the configs of the tasks a purge deletes."""
+    """Tasks in a dict per scope (tenant, caller), keyed by task id: the key is the task's
+    own id string, so a stored task costs no key of its own; beside each, when it was last
+    written (what a purge compares). `push_configs`, when given, loses the
+    configs of the tasks a purge deletes."""
 
     def __init__(
         self,
@@ -38,8 +40,8 @@ class InMemoryTaskStore:
         push_configs: InMemoryPushConfigStore | None = None,
         clock: Callable[[], datetime] = _utc_now,
     ) -> None:
-        self._tasks: dict[tuple[str, str, str], StoredTask] = {}
-        self._updated: dict[tuple[str, str, str], datetime] = {}
+        self._tasks: dict[Scope, dict[str, StoredTask]] = {}
+        self._updated: dict[Scope, dict[str, datetime]] = {}
         self.push_configs = push_configs
         self.clock = clock
         self.options = StoreOptions(recover=False)
@@ -47,30 +49,34 @@ class InMemoryTaskStore:
         """Called after a write recorded notifications (the delivery worker's wake-up)."""
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return sum(map(len, self._tasks.values()))
 
     def shares_configs(self, push_store: object) -> bool:
         """Whether `create` may set configs of `push_store` (its own linked store)."""
         return push_store is not None and push_store is self.push_configs
 
     async def create(self, scope: Scope, task: Task, *, configs: InlineConfigs = ()) -> StoredTask:
-        key = (*scope, task.id)
-        if key in self._tasks:
+        tasks = self._tasks.get(scope)
+        if tasks is None:
+            tasks = self._tasks[scope] = {}
+            self._updated[scope] = {}
+        elif task.id in tasks:
             raise StaleWriteError(f"task {task.id} already exists")
         if configs:
             assert self.push_configs is not None
             for config, protocol in configs:
                 self.push_configs.set(scope, config, protocol)
         stored = StoredTask(task=task, version=1)
-        self._tasks[key] = stored
-        self._updated[key] = now = self.clock()
+        tasks[task.id] = stored
+        self._updated[scope][task.id] = now = self.clock()
         self._notify(scope, task, 1, None, now)
         return stored
 
     async def get(
         self, scope: Scope, task_id: str, *, history_length: int | None = None
     ) -> StoredTask | None:
-        stored = self._tasks.get((*scope, task_id))
+        tasks = self._tasks.get(scope)
+        stored = tasks.get(task_id) if tasks is not None else None
         if stored is None or history_length is None:
             return stored
         return StoredTask(
@@ -80,13 +86,13 @@ class InMemoryTaskStore:
     async def save(
         self, scope: Scope, task: Task, events: Sequence[TaskEvent], expected_version: int
     ) -> StoredTask:
-        key = (*scope, task.id)
-        current = self._tasks.get(key)
-        if current is None or current.version != expected_version:
+        tasks = self._tasks.get(scope)
+        current = tasks.get(task.id) if tasks is not None else None
+        if tasks is None or current is None or current.version != expected_version:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
         stored = StoredTask(task=task, version=expected_version + 1)
-        self._tasks[key] = stored
-        self._updated[key] = now = self.clock()
+        tasks[task.id] = stored
+        self._updated[scope][task.id] = now = self.clock()
         self._notify(scope, task, stored.version, events, now)
         return stored
 
@@ -109,11 +115,10 @@ class InMemoryTaskStore:
             self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
-        tenant, caller = scope
         matching = [
             stored.task
-            for (t, c, _), stored in self._tasks.items()
-            if t == tenant and c == caller and _matches(stored.task, request)
+            for stored in self._tasks.get(scope, {}).values()
+            if _matches(stored.task, request)
         ]
         ordered = paging.sort_tasks(matching)
         cursor = paging.decode_page_token(request.page_token) if request.page_token else None
@@ -138,22 +143,28 @@ class InMemoryTaskStore:
 
     async def recover(self, now: datetime, *, namespace: str | None = None) -> int:
         active = [
-            key
-            for key, stored in self._tasks.items()
+            (*scope, task_id)
+            for scope, tasks in self._tasks.items()
+            for task_id, stored in tasks.items()
             if stored.task.status.state in lifecycle.ACTIVE
         ]
         return await recovery.fail_interrupted(self, active, now, namespace)
 
     async def purge(self, older_than: datetime) -> int:
         gone = [
-            key
-            for key, stored in self._tasks.items()
-            if lifecycle.is_terminal(stored.task.status.state) and self._updated[key] < older_than
+            (scope, task_id)
+            for scope, tasks in self._tasks.items()
+            for task_id, stored in tasks.items()
+            if lifecycle.is_terminal(stored.task.status.state)
+            and self._updated[scope][task_id] < older_than
         ]
-        for key in gone:
-            del self._tasks[key], self._updated[key]
+        for scope, task_id in gone:
+            del self._tasks[scope][task_id], self._updated[scope][task_id]
             if self.push_configs is not None:
-                self.push_configs.drop_task(key)
+                self.push_configs.drop_task((*scope, task_id))
+        for scope in {scope for scope, _ in gone}:
+            if not self._tasks[scope]:
+                del self._tasks[scope], self._updated[scope]
         return len(gone)
 
 
