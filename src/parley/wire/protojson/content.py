@@ -60,6 +60,7 @@ class Content:
         self._encode_parts = spelling.encode_parts
         self._decode_part = spelling.decode_part
         self._parts_key = spelling.message_parts
+        self._metadata_first = spelling.metadata_first
         self._event_members = (
             ("task", None),
             ("message", spelling.message_member),
@@ -115,7 +116,7 @@ class Content:
         if type(task_id) is not str:
             task_id = opt_str(d, "taskId", "", "task_id")
         metadata = d.get("metadata")
-        if metadata is not None:
+        if metadata is not None and self._metadata_first:
             metadata = struct(d, "metadata", "")
         return Message(
             message_id=message_id,
@@ -123,7 +124,9 @@ class Content:
             parts=decode_parts(d, self._parts_key, self._decode_part),
             context_id=context_id,
             task_id=task_id,
-            metadata=metadata,
+            metadata=metadata
+            if metadata is None or self._metadata_first
+            else struct(d, "metadata", ""),
             extensions=str_list(d, "extensions", "") if "extensions" in d else (),
             reference_task_ids=self._reference_task_ids(d),
         )
@@ -157,6 +160,7 @@ class Content:
         artifact_id = d.get("artifactId")
         if type(artifact_id) is not str or not artifact_id:
             artifact_id = req_str(d, "artifactId", "", "artifact_id")
+        parts = () if self._metadata_first else decode_parts(d, "parts", self._decode_part)
         name = d.get("name")
         if type(name) is not str:
             name = opt_str(d, "name", "")
@@ -168,7 +172,7 @@ class Content:
             metadata = struct(d, "metadata", "")
         return Artifact(
             artifact_id=artifact_id,
-            parts=decode_parts(d, "parts", self._decode_part),
+            parts=parts or decode_parts(d, "parts", self._decode_part),
             name=name,
             description=description,
             metadata=metadata,
@@ -222,7 +226,7 @@ class Content:
         if type(context_id) is not str:
             context_id = opt_str(d, "contextId", "", "context_id")
         metadata = d.get("metadata")
-        if metadata is not None:
+        if metadata is not None and self._metadata_first:
             metadata = struct(d, "metadata", "")
         return Task(
             id=task_id,
@@ -230,7 +234,9 @@ class Content:
             status=required("status", self.decode_status, d.get("status")),
             artifacts=listed("artifacts", self.decode_artifact, d.get("artifacts")),
             history=listed("history", self.decode_message, d.get("history")),
-            metadata=metadata,
+            metadata=metadata
+            if metadata is None or self._metadata_first
+            else struct(d, "metadata", ""),
         )
 
     # --- stream events -------------------------------------------------------------------------

@@ -41,6 +41,9 @@ class Spelling:
     """The proto name of the `message` member of a `StreamResponse` (0.3: `msg`)."""
     null_is_required: bool = False
     """A null object is refused as `is required` (0.3), not `expected a JSON object`."""
+    metadata_first: bool = True
+    """Of a payload with several faults, the one named: metadata (and an artifact's name
+    and description) are checked before parts, status and lists (1.0), or after (0.3)."""
 
 
 SPELLING_V1_0 = Spelling(STATE_NAMES, STATES, encode_parts, decode_part)
@@ -58,6 +61,7 @@ SPELLING_V0_3 = Spelling(
     status_message="update",
     message_member="msg",
     null_is_required=True,
+    metadata_first=False,
 )
 """The 0.3 proto's spelling: a message's parts under `content`, `TaskStatus.message` also
 read as `update`, the derived `final`, `TASK_STATE_CANCELLED`, no `referenceTaskIds`."""
