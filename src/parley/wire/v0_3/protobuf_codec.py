@@ -15,16 +15,15 @@ from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
 from parley.wire.json_codec import JsonCodec
-from parley.wire.limits import active
 from parley.wire.protobuf import (
     Proto,
     UnusualShapeError,
     fill_struct,
-    fill_timestamp,
     optional_struct,
     struct_json,
 )
 from parley.wire.protobuf_codec import ProtobufCodec, Schema
+from parley.wire.protobuf_direct import CONTENT_MESSAGES, DirectRoutes, messages
 from parley.wire.protojson.content import FINAL
 from parley.wire.protojson.fields import config_name, task_name
 from parley.wire.reader import Obj
@@ -98,82 +97,6 @@ def fill_part(target: Proto, part: m.Part) -> None:
         raise InternalError(f"Not a part: {kind.__name__}")
 
 
-def fill_message(target: Proto, message: m.Message) -> None:
-    target.message_id = message.message_id
-    if message.context_id:
-        target.context_id = message.context_id
-    if message.task_id:
-        target.task_id = message.task_id
-    target.role = message.role
-    content = target.content
-    for part in message.parts:
-        fill_part(content.add(), part)
-    if message.metadata is not None:
-        fill_struct(target.metadata, message.metadata)
-    if message.extensions:
-        target.extensions.extend(message.extensions)
-
-
-def fill_status(target: Proto, status: m.TaskStatus) -> None:
-    target.SetInParent()
-    target.state = status.state
-    if status.message is not None:
-        fill_message(target.update, status.message)
-    if status.timestamp is not None:
-        fill_timestamp(target.timestamp, status.timestamp)
-
-
-def fill_artifact(target: Proto, artifact: m.Artifact) -> None:
-    target.SetInParent()
-    target.artifact_id = artifact.artifact_id
-    if artifact.name:
-        target.name = artifact.name
-    if artifact.description:
-        target.description = artifact.description
-    parts = target.parts
-    for part in artifact.parts:
-        fill_part(parts.add(), part)
-    if artifact.metadata is not None:
-        fill_struct(target.metadata, artifact.metadata)
-    if artifact.extensions:
-        target.extensions.extend(artifact.extensions)
-
-
-def fill_task(target: Proto, task: m.Task) -> None:
-    target.id = task.id
-    target.context_id = task.context_id
-    fill_status(target.status, task.status)
-    artifacts = target.artifacts
-    for artifact in task.artifacts:
-        fill_artifact(artifacts.add(), artifact)
-    history = target.history
-    for message in task.history:
-        fill_message(history.add(), message)
-    if task.metadata is not None:
-        fill_struct(target.metadata, task.metadata)
-
-
-def fill_status_event(target: Proto, event: m.TaskStatusUpdateEvent) -> None:
-    target.task_id = event.task_id
-    target.context_id = event.context_id
-    fill_status(target.status, event.status)
-    target.final = FINAL[event.status.state]
-    if event.metadata is not None:
-        fill_struct(target.metadata, event.metadata)
-
-
-def fill_artifact_event(target: Proto, event: m.TaskArtifactUpdateEvent) -> None:
-    target.task_id = event.task_id
-    target.context_id = event.context_id
-    fill_artifact(target.artifact, event.artifact)
-    if event.append:
-        target.append = True
-    if event.last_chunk:
-        target.last_chunk = True
-    if event.metadata is not None:
-        fill_struct(target.metadata, event.metadata)
-
-
 # --- message -> model, the ordinary shape only ---------------------------------------------
 
 
@@ -194,22 +117,16 @@ def read_part(part: Proto) -> m.Part:
     raise UnusualShapeError
 
 
-def read_message(message: Proto) -> m.Message:
-    content = message.content
-    role = int(message.role)
-    if not message.message_id or role not in (1, 2):
-        raise UnusualShapeError
-    if not content or len(content) > active().max_parts:
-        raise UnusualShapeError
-    return m.Message(
-        message_id=message.message_id,
-        role=m.Role(role),
-        parts=tuple(map(read_part, content)),
-        context_id=message.context_id,
-        task_id=message.task_id,
-        metadata=optional_struct(message, "metadata"),
-        extensions=tuple(message.extensions),
-    )
+ROUTES = DirectRoutes(
+    fill_part, read_part, parts="content", status_message="update", references=False, final=FINAL
+)
+fill_message = ROUTES.message
+fill_status = ROUTES.status
+fill_artifact = ROUTES.artifact
+fill_task = ROUTES.task
+fill_status_event = ROUTES.status_event
+fill_artifact_event = ROUTES.artifact_event
+read_message = ROUTES.read_message
 
 
 def read_send(request: Proto) -> m.SendMessageRequest:
@@ -263,16 +180,7 @@ SCHEMA = Schema(
     send_response=pb.SendMessageResponse,
     empty=pb.Empty,
     standalone={
-        m.TextPart: pb.Part,
-        m.RawPart: pb.Part,
-        m.UrlPart: pb.Part,
-        m.DataPart: pb.Part,
-        m.Message: pb.Message,
-        m.TaskStatus: pb.TaskStatus,
-        m.Artifact: pb.Artifact,
-        m.Task: pb.Task,
-        m.TaskStatusUpdateEvent: pb.TaskStatusUpdateEvent,
-        m.TaskArtifactUpdateEvent: pb.TaskArtifactUpdateEvent,
+        **messages(pb, CONTENT_MESSAGES),
         m.TaskPushNotificationConfig: pb.TaskPushNotificationConfig,
         m.SendMessageConfiguration: pb.SendMessageConfiguration,
         m.ListTaskPushNotificationConfigsResponse: pb.ListTaskPushNotificationConfigResponse,
@@ -289,16 +197,7 @@ SCHEMA = Schema(
         m.TaskArtifactUpdateEvent: "artifact_update",
     },
     fillers={
-        m.TextPart: fill_part,
-        m.RawPart: fill_part,
-        m.UrlPart: fill_part,
-        m.DataPart: fill_part,
-        m.Message: fill_message,
-        m.TaskStatus: fill_status,
-        m.Artifact: fill_artifact,
-        m.Task: fill_task,
-        m.TaskStatusUpdateEvent: fill_status_event,
-        m.TaskArtifactUpdateEvent: fill_artifact_event,
+        **ROUTES.fillers(),
     },
     request_decoders={Op.SEND_MESSAGE: read_send, Op.SEND_STREAMING_MESSAGE: read_send},
 )

@@ -9,17 +9,16 @@ from parley import model as m
 from parley.protocol.errors import InternalError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
-from parley.wire.limits import active
 from parley.wire.protobuf import (
     Proto,
     UnusualShapeError,
     fill_struct,
-    fill_timestamp,
     fill_value,
     optional_struct,
     value_json,
 )
 from parley.wire.protobuf_codec import ProtobufCodec, Schema
+from parley.wire.protobuf_direct import CONTENT_MESSAGES, DirectRoutes, messages
 from parley.wire.v1_0 import protobuf_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb
 from parley.wire.v1_0.protojson_codec import CODEC as JSON_CODEC
@@ -45,84 +44,6 @@ def fill_part(target: Proto, part: m.Part) -> None:
         target.filename = part.filename
     if part.metadata is not None:
         fill_struct(target.metadata, part.metadata)
-
-
-def fill_message(target: Proto, message: m.Message) -> None:
-    target.message_id = message.message_id
-    if message.context_id:
-        target.context_id = message.context_id
-    if message.task_id:
-        target.task_id = message.task_id
-    target.role = message.role
-    parts = target.parts
-    for part in message.parts:
-        fill_part(parts.add(), part)
-    if message.metadata is not None:
-        fill_struct(target.metadata, message.metadata)
-    if message.extensions:
-        target.extensions.extend(message.extensions)
-    if message.reference_task_ids:
-        target.reference_task_ids.extend(message.reference_task_ids)
-
-
-def fill_status(target: Proto, status: m.TaskStatus) -> None:
-    target.SetInParent()
-    target.state = status.state
-    if status.message is not None:
-        fill_message(target.message, status.message)
-    if status.timestamp is not None:
-        fill_timestamp(target.timestamp, status.timestamp)
-
-
-def fill_artifact(target: Proto, artifact: m.Artifact) -> None:
-    target.SetInParent()
-    target.artifact_id = artifact.artifact_id
-    if artifact.name:
-        target.name = artifact.name
-    if artifact.description:
-        target.description = artifact.description
-    parts = target.parts
-    for part in artifact.parts:
-        fill_part(parts.add(), part)
-    if artifact.metadata is not None:
-        fill_struct(target.metadata, artifact.metadata)
-    if artifact.extensions:
-        target.extensions.extend(artifact.extensions)
-
-
-def fill_task(target: Proto, task: m.Task) -> None:
-    target.id = task.id
-    if task.context_id:
-        target.context_id = task.context_id
-    fill_status(target.status, task.status)
-    artifacts = target.artifacts
-    for artifact in task.artifacts:
-        fill_artifact(artifacts.add(), artifact)
-    history = target.history
-    for message in task.history:
-        fill_message(history.add(), message)
-    if task.metadata is not None:
-        fill_struct(target.metadata, task.metadata)
-
-
-def fill_status_event(target: Proto, event: m.TaskStatusUpdateEvent) -> None:
-    target.task_id = event.task_id
-    target.context_id = event.context_id
-    fill_status(target.status, event.status)
-    if event.metadata is not None:
-        fill_struct(target.metadata, event.metadata)
-
-
-def fill_artifact_event(target: Proto, event: m.TaskArtifactUpdateEvent) -> None:
-    target.task_id = event.task_id
-    target.context_id = event.context_id
-    fill_artifact(target.artifact, event.artifact)
-    if event.append:
-        target.append = True
-    if event.last_chunk:
-        target.last_chunk = True
-    if event.metadata is not None:
-        fill_struct(target.metadata, event.metadata)
 
 
 def fill_push_config(target: Proto, config: m.TaskPushNotificationConfig) -> None:
@@ -184,23 +105,14 @@ def read_part(part: Proto) -> m.Part:
     raise UnusualShapeError
 
 
-def read_message(message: Proto) -> m.Message:
-    parts = message.parts
-    role = int(message.role)
-    if not message.message_id or role not in (1, 2):
-        raise UnusualShapeError
-    if not parts or len(parts) > active().max_parts:
-        raise UnusualShapeError
-    return m.Message(
-        message_id=message.message_id,
-        role=m.Role(role),
-        parts=tuple(map(read_part, parts)),
-        context_id=message.context_id,
-        task_id=message.task_id,
-        metadata=optional_struct(message, "metadata"),
-        extensions=tuple(message.extensions),
-        reference_task_ids=tuple(message.reference_task_ids),
-    )
+ROUTES = DirectRoutes(fill_part, read_part)
+fill_message = ROUTES.message
+fill_status = ROUTES.status
+fill_artifact = ROUTES.artifact
+fill_task = ROUTES.task
+fill_status_event = ROUTES.status_event
+fill_artifact_event = ROUTES.artifact_event
+read_message = ROUTES.read_message
 
 
 def read_configuration(config: Proto) -> m.SendMessageConfiguration:
@@ -259,16 +171,7 @@ SCHEMA = Schema(
     send_response=pb.SendMessageResponse,
     empty=pb.Empty,
     standalone={
-        m.TextPart: pb.Part,
-        m.RawPart: pb.Part,
-        m.UrlPart: pb.Part,
-        m.DataPart: pb.Part,
-        m.Message: pb.Message,
-        m.TaskStatus: pb.TaskStatus,
-        m.Artifact: pb.Artifact,
-        m.Task: pb.Task,
-        m.TaskStatusUpdateEvent: pb.TaskStatusUpdateEvent,
-        m.TaskArtifactUpdateEvent: pb.TaskArtifactUpdateEvent,
+        **messages(pb, CONTENT_MESSAGES),
         m.AuthenticationInfo: pb.AuthenticationInfo,
         m.TaskPushNotificationConfig: pb.TaskPushNotificationConfig,
         m.SendMessageConfiguration: pb.SendMessageConfiguration,
@@ -302,16 +205,7 @@ SCHEMA = Schema(
         m.TaskArtifactUpdateEvent: "artifact_update",
     },
     fillers={
-        m.TextPart: fill_part,
-        m.RawPart: fill_part,
-        m.UrlPart: fill_part,
-        m.DataPart: fill_part,
-        m.Message: fill_message,
-        m.TaskStatus: fill_status,
-        m.Artifact: fill_artifact,
-        m.Task: fill_task,
-        m.TaskStatusUpdateEvent: fill_status_event,
-        m.TaskArtifactUpdateEvent: fill_artifact_event,
+        **ROUTES.fillers(),
         m.TaskPushNotificationConfig: fill_push_config,
         m.SendMessageConfiguration: fill_configuration,
         m.SendMessageRequest: fill_send,

@@ -7,7 +7,8 @@ writes 1.0 bytes): the draft's are encoded as messages.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from msgspec.structs import replace
 
@@ -27,22 +28,23 @@ def _draft(kind: type[Proto]) -> type[Proto]:
     return found
 
 
-def fill_task(target: Proto, task: m.Task) -> None:
-    v1_0.fill_task(target, task)
-    if task.generation:
-        target.generation = task.generation
+Numbered = TypeVar("Numbered", m.Task, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
 
 
-def fill_status_event(target: Proto, event: m.TaskStatusUpdateEvent) -> None:
-    v1_0.fill_status_event(target, event)
-    if event.generation:
-        target.generation = event.generation
+def _numbered(fill: Callable[[Proto, Numbered], None]) -> Callable[[Proto, Numbered], None]:
+    """1.0's filler of a task or an update, and its generation (0: not numbered, left out)."""
+
+    def fill_numbered(target: Proto, value: Numbered) -> None:
+        fill(target, value)
+        if value.generation:
+            target.generation = value.generation
+
+    return fill_numbered
 
 
-def fill_artifact_event(target: Proto, event: m.TaskArtifactUpdateEvent) -> None:
-    v1_0.fill_artifact_event(target, event)
-    if event.generation:
-        target.generation = event.generation
+fill_task = _numbered(v1_0.fill_task)
+fill_status_event = _numbered(v1_0.fill_status_event)
+fill_artifact_event = _numbered(v1_0.fill_artifact_event)
 
 
 def fill_configuration(target: Proto, config: m.SendMessageConfiguration) -> None:

@@ -1,0 +1,177 @@
+"""`DirectRoutes`: the direct routes the protobuf codecs share — model -> message in place
+for messages, statuses, artifacts, tasks and the two update events, and the ordinary shape
+of a message read back — over each proto's own part filler and reader. Where the protos
+differ, the routes are told: the name of a message's parts (`parts`, 0.3's `content`) and
+of a status's message (`message`, 0.3's `update`), whether messages carry
+`reference_task_ids` (not in 0.3), and per task state the `final` flag of a status update
+(0.3 only). See `parley.wire.protobuf_codec`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from operator import attrgetter
+from typing import Any
+
+from parley import model as m
+from parley.wire.limits import active
+from parley.wire.protobuf import (
+    Proto,
+    UnusualShapeError,
+    fill_struct,
+    fill_timestamp,
+    optional_struct,
+)
+
+CONTENT_MESSAGES: dict[type[m.Model], str] = {
+    m.TextPart: "Part",
+    m.RawPart: "Part",
+    m.UrlPart: "Part",
+    m.DataPart: "Part",
+    m.Message: "Message",
+    m.TaskStatus: "TaskStatus",
+    m.Artifact: "Artifact",
+    m.Task: "Task",
+    m.TaskStatusUpdateEvent: "TaskStatusUpdateEvent",
+    m.TaskArtifactUpdateEvent: "TaskArtifactUpdateEvent",
+}
+"""The message of each content type, by name: the same in both protos."""
+
+
+def messages(pb: Any, names: Mapping[type[m.Model], str]) -> dict[type[m.Model], type[Proto]]:
+    """Per model type, the message of that name in a generated module `pb`."""
+    return {kind: getattr(pb, name) for kind, name in names.items()}
+
+
+class DirectRoutes:
+    """The direct routes of one proto, given its part filler and part reader."""
+
+    def __init__(
+        self,
+        fill_part: Callable[[Proto, m.Part], None],
+        read_part: Callable[[Proto], m.Part],
+        *,
+        parts: str = "parts",
+        status_message: str = "message",
+        references: bool = True,
+        final: Mapping[m.TaskState, bool] | None = None,
+    ) -> None:
+        self._fill_part = fill_part
+        self._read_part = read_part
+        self._parts = attrgetter(parts)
+        self._status_message = attrgetter(status_message)
+        self._references = references
+        self._final = final
+
+    def fillers(self) -> dict[type[m.Model], Callable[[Proto, Any], None]]:
+        """The filler of each content type (parts, messages, statuses, artifacts, tasks,
+        updates): a schema's `fillers` start from these."""
+        fill_part = self._fill_part
+        return {
+            m.TextPart: fill_part,
+            m.RawPart: fill_part,
+            m.UrlPart: fill_part,
+            m.DataPart: fill_part,
+            m.Message: self.message,
+            m.TaskStatus: self.status,
+            m.Artifact: self.artifact,
+            m.Task: self.task,
+            m.TaskStatusUpdateEvent: self.status_event,
+            m.TaskArtifactUpdateEvent: self.artifact_event,
+        }
+
+    # --- model -> message, in place
+
+    def message(self, target: Proto, message: m.Message) -> None:
+        target.message_id = message.message_id
+        if message.context_id:
+            target.context_id = message.context_id
+        if message.task_id:
+            target.task_id = message.task_id
+        target.role = message.role
+        parts, fill_part = self._parts(target), self._fill_part
+        for part in message.parts:
+            fill_part(parts.add(), part)
+        if message.metadata is not None:
+            fill_struct(target.metadata, message.metadata)
+        if message.extensions:
+            target.extensions.extend(message.extensions)
+        if message.reference_task_ids and self._references:
+            target.reference_task_ids.extend(message.reference_task_ids)
+
+    def status(self, target: Proto, status: m.TaskStatus) -> None:
+        target.SetInParent()
+        target.state = status.state
+        if status.message is not None:
+            self.message(self._status_message(target), status.message)
+        if status.timestamp is not None:
+            fill_timestamp(target.timestamp, status.timestamp)
+
+    def artifact(self, target: Proto, artifact: m.Artifact) -> None:
+        target.SetInParent()
+        target.artifact_id = artifact.artifact_id
+        if artifact.name:
+            target.name = artifact.name
+        if artifact.description:
+            target.description = artifact.description
+        parts, fill_part = target.parts, self._fill_part
+        for part in artifact.parts:
+            fill_part(parts.add(), part)
+        if artifact.metadata is not None:
+            fill_struct(target.metadata, artifact.metadata)
+        if artifact.extensions:
+            target.extensions.extend(artifact.extensions)
+
+    def task(self, target: Proto, task: m.Task) -> None:
+        target.id = task.id
+        if task.context_id:
+            target.context_id = task.context_id
+        self.status(target.status, task.status)
+        artifacts = target.artifacts
+        for artifact in task.artifacts:
+            self.artifact(artifacts.add(), artifact)
+        history = target.history
+        for message in task.history:
+            self.message(history.add(), message)
+        if task.metadata is not None:
+            fill_struct(target.metadata, task.metadata)
+
+    def status_event(self, target: Proto, event: m.TaskStatusUpdateEvent) -> None:
+        target.task_id = event.task_id
+        target.context_id = event.context_id
+        self.status(target.status, event.status)
+        if self._final is not None:
+            target.final = self._final[event.status.state]
+        if event.metadata is not None:
+            fill_struct(target.metadata, event.metadata)
+
+    def artifact_event(self, target: Proto, event: m.TaskArtifactUpdateEvent) -> None:
+        target.task_id = event.task_id
+        target.context_id = event.context_id
+        self.artifact(target.artifact, event.artifact)
+        if event.append:
+            target.append = True
+        if event.last_chunk:
+            target.last_chunk = True
+        if event.metadata is not None:
+            fill_struct(target.metadata, event.metadata)
+
+    # --- message -> model, the ordinary shape only
+
+    def read_message(self, message: Proto) -> m.Message:
+        parts = self._parts(message)
+        role = int(message.role)
+        if not message.message_id or role not in (1, 2):
+            raise UnusualShapeError
+        if not parts or len(parts) > active().max_parts:
+            raise UnusualShapeError
+        return m.Message(
+            message_id=message.message_id,
+            role=m.Role(role),
+            parts=tuple(map(self._read_part, parts)),
+            context_id=message.context_id,
+            task_id=message.task_id,
+            metadata=optional_struct(message, "metadata"),
+            extensions=tuple(message.extensions),
+            reference_task_ids=tuple(message.reference_task_ids) if self._references else (),
+        )
