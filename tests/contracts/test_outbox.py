@@ -129,6 +129,38 @@ def test_a_lease_that_runs_out_is_claimed_again(store_url: str) -> None:
     run(main())
 
 
+def test_a_released_lease_is_claimable_at_once_as_it_was(store_url: str) -> None:
+    """A worker stopping cleanly gives back what it held: claimable again at once, its
+    attempts and last error as they were; another worker's lease and settled rows stay."""
+
+    async def main() -> None:
+        async with opened(store_url) as stores:
+            await seed(stores, "a", "b", "c")
+            outbox = stores.push_configs.outbox  # type: ignore[attr-defined]
+            heads = {d.config_id: d for d in await outbox.claim(FAR, FAR + LEASE, 10)}
+            await outbox.retry(heads["a"], FAR, "503 from the receiver")
+            [a] = await outbox.claim(FAR, FAR + LEASE, 10)
+            await outbox.bury(heads["c"], "refused")
+            [c_next] = await outbox.claim(FAR, FAR + LEASE, 10)
+            assert await outbox.claim(FAR + 1, FAR + LEASE, 10) == []
+            await outbox.release([a.id, c_next.id, heads["c"].id], FAR + 1)
+            again = {d.config_id: d for d in await outbox.claim(FAR + 1, FAR + LEASE, 10)}
+            assert sorted(again) == ["a", "c"]  # b is still held by its lease
+            assert (again["a"].id, again["a"].attempts) == (a.id, 1)
+            assert (kind(again["a"]), again["a"].last_error) == ("task", "503 from the receiver")
+            assert (again["c"].id, again["c"].attempts, kind(again["c"])) == (
+                c_next.id,
+                0,
+                "statusUpdate",
+            )
+            [dead] = await outbox.inspect(state=DEAD, limit=10)
+            assert (dead.id, dead.attempts, dead.last_error) == (heads["c"].id, 1, "refused")
+            await outbox.release([dead.id], FAR + 2)
+            assert [d.id for d in await outbox.inspect(state=DEAD, limit=10)] == [dead.id]
+
+    run(main())
+
+
 def test_a_retry_counts_the_attempt_and_waits_until_its_time(store_url: str) -> None:
     """R-PUSH-16: the worker chooses when to try again; nothing behind it overtakes it."""
 

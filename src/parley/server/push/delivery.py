@@ -57,6 +57,8 @@ V1_CONTENT_TYPE = "application/a2a+json"
 V0_3_CONTENT_TYPE = "application/json"
 REPAIR_EVERY = 30.0
 """Seconds between `Outbox.repair` runs (and one at start)."""
+RELEASE_WITHIN = 2.0
+"""Seconds `stop` waits for the outbox to take back the leases it gives back."""
 TOKEN_HEADER = "X-A2A-Notification-Token"  # noqa: S105 (a header name)
 
 
@@ -122,10 +124,13 @@ class DeliveryWorker:
         self._loop: asyncio.Task[None] | None = None
         self._running: set[asyncio.Task[None]] = set()
         self._hosts: Counter[str] = Counter()
-        self._held: set[int] = set()
-        """Notifications claimed by this worker and not settled (running or waiting)."""
+        self._held: dict[int, int] = {}
+        """Notifications claimed by this worker and not settled (running or waiting), with
+        the end of the lease it holds on each."""
         self._waiting: dict[str, deque[tuple[float, Delivery]]] = {}
         """Per host at its cap, what waits for one of its attempts to end (and since when)."""
+        self._claiming: tuple[asyncio.Task[list[Delivery]], int] | None = None
+        """The claim under way, and the lease it takes (a stop gives back what it took)."""
         self.delivered = 0
         """Notifications delivered since start (for tests and benchmarks)."""
 
@@ -138,18 +143,54 @@ class DeliveryWorker:
             self._loop = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
-        """Stop claiming; cancel the attempts in flight (their leases expire and they are
-        claimed again, by this process when it restarts or by another one)."""
+        """Stop claiming; cancel the attempts in flight, then give back the leases of what
+        was running or waiting (`Outbox.release`): it is claimed again at once, by this
+        process when it restarts or by another one. A lease not given back (the outbox
+        failed or was closed) expires, and the notification is claimed then."""
         loop, self._loop = self._loop, None
+        held, self._held = self._held, {}
+        self._waiting.clear()  # nothing more starts as the cancelled attempts end
         tasks = [each for each in (loop, *self._running) if each is not None]
         for each in tasks:
             each.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._waiting.clear()
-        self._held.clear()
+        await self._release(held | await self._claimed_meanwhile())
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+    async def _claim(self, now: int, lease: int, limit: int) -> list[Delivery]:
+        """`Outbox.claim`, finished even if a stop cancels the loop meanwhile (it gives back
+        what the claim took)."""
+        claiming = asyncio.get_running_loop().create_task(self.outbox.claim(now, lease, limit))
+        self._claiming = claiming, lease
+        claimed = await asyncio.shield(claiming)
+        self._claiming = None
+        return claimed
+
+    async def _claimed_meanwhile(self) -> dict[int, int]:
+        """What the claim under way as the loop was cancelled took (with its lease)."""
+        claiming, self._claiming = self._claiming, None
+        if claiming is None:
+            return {}
+        try:
+            async with asyncio.timeout(RELEASE_WITHIN):
+                return {each.id: claiming[1] for each in await claiming[0]}
+        except Exception:  # the claim failed: nothing was taken, or its leases expire
+            return {}
+
+    async def _release(self, held: dict[int, int]) -> None:
+        """Give back the leases in `held` that have not run out (one that has may have
+        been claimed by another worker since); log, never raise, when that fails."""
+        now = _now_us()
+        ids = sorted(each for each, lease in held.items() if lease > now)
+        if not ids:
+            return
+        try:
+            async with asyncio.timeout(RELEASE_WITHIN):
+                await self.outbox.release(ids, now)
+        except Exception as exc:  # a stop goes on whatever the outbox did
+            log.warning("push: %d leases not given back (%r); they will expire", len(ids), exc)
 
     async def _run(self) -> None:
         settings = self.settings
@@ -165,9 +206,11 @@ class DeliveryWorker:
                 if free > 0:
                     now = _now_us()
                     lease = now + int((settings.timeout + 5.0) * 1e6)
-                    for each in await self.outbox.claim(now, lease, free):
-                        if each.id not in self._held:  # else waiting: its lease renewed
-                            self._admit(each)
+                    for each in await self._claim(now, lease, free):
+                        if each.id in self._held:  # waiting: its lease renewed
+                            self._held[each.id] = lease
+                        else:
+                            self._admit(each, lease)
                     due = await self.outbox.next_due()
                     if due is not None and due > now:
                         wait = min(wait, (due - now) / 1e6)
@@ -181,12 +224,12 @@ class DeliveryWorker:
                 async with asyncio.timeout(max(wait, 0.001)):
                     await self._wake.wait()
 
-    def _admit(self, delivery: Delivery) -> None:
+    def _admit(self, delivery: Delivery, lease: int) -> None:
         """Start an attempt, or, with its host at its cap, queue it here until one of that
         host's attempts ends (it does not take a slot meanwhile)."""
         assert delivery.config is not None
         host = _host(delivery.config.url)
-        self._held.add(delivery.id)
+        self._held[delivery.id] = lease
         if self._hosts[host] >= self.settings.per_host:
             self._waiting.setdefault(host, deque()).append((time.monotonic(), delivery))
         else:
@@ -199,7 +242,7 @@ class DeliveryWorker:
 
         def done(_: asyncio.Task[None]) -> None:
             self._running.discard(attempt)
-            self._held.discard(delivery.id)
+            self._held.pop(delivery.id, None)
             self._hosts[host] -= 1
             if self._hosts[host] <= 0:
                 del self._hosts[host]
@@ -215,7 +258,7 @@ class DeliveryWorker:
         while waiting and self._hosts[host] < self.settings.per_host:
             since, delivery = waiting.popleft()
             if time.monotonic() - since > self.settings.timeout:
-                self._held.discard(delivery.id)
+                self._held.pop(delivery.id, None)
             else:
                 self._start_attempt(host, delivery)
         if not waiting:

@@ -6,8 +6,9 @@ A notification waits in the queue of its (task, config), in the order it was rec
 `claim` gives only the head of each queue, when it is due and no worker holds it, and
 holds it (a lease) until the worker reports: delivered (deleted), retry at a later time,
 dead (kept for inspection, the queue moves on), or the config is gone (410: the config is
-deleted and what waited for it is dead). A worker that dies leaves its lease to expire, and
-the head is claimed again: delivery is at least once. Times are µs since the epoch.
+deleted and what waited for it is dead). A worker that stops cleanly gives back the leases
+of what it was sending or holding (`release`); one that dies leaves its leases to expire, and
+the heads are claimed again: delivery is at least once. Times are µs since the epoch.
 """
 
 from __future__ import annotations
@@ -125,4 +126,10 @@ class Outbox(Protocol):
 
     async def requeue(self, ids: Sequence[int] | None, now: int) -> int:
         """Make dead notifications (`ids`, or all of them) pending again, due now; how many."""
+        ...
+
+    async def release(self, ids: Sequence[int], now: int) -> None:
+        """Give back the leases of the notifications `ids` (a worker stopping cleanly, its
+        attempts cancelled): those still pending and held are claimable again at `now`,
+        their attempts not counted and their last error kept; others are untouched."""
         ...

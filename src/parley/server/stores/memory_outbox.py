@@ -171,6 +171,11 @@ class InMemoryOutbox:
                 self._queues[key] = deque(sorted(queue, key=_id))
         return len(chosen)
 
+    async def release(self, ids: Sequence[int], now: int) -> None:
+        for each in ids:  # only pending heads hold leases here
+            if self._leases.get(each, 0) > now:
+                self._leases[each] = now
+
     def drop_task(self, key: tuple[str, str, str]) -> None:
         """Forget every notification of a purged task."""
         for queue in [queue for queue in self._queues if queue[:3] == key]:

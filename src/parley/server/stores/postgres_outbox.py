@@ -146,3 +146,12 @@ class PostgresOutbox:
                     f"{update} WHERE state = {DEAD} AND id = ANY($2::bigint[])", now, list(ids)
                 )
         return int(done.rsplit(" ", 1)[-1])
+
+    async def release(self, ids: Sequence[int], now: int) -> None:
+        async with self.database.connection() as connection:
+            await connection.execute(
+                f"""UPDATE push_outbox SET lease_until = $1 WHERE state = {PENDING}
+                AND lease_until > $1 AND id = ANY($2::bigint[])""",
+                now,
+                list(ids),
+            )

@@ -218,3 +218,8 @@ class SqliteOutbox:
             )
 
         return await self.database.write(work)
+
+    async def release(self, ids: Sequence[int], now: int) -> None:
+        update = f"""UPDATE push_outbox SET lease_until = ?1 WHERE state = {PENDING}
+            AND lease_until > ?1 AND id = ?2"""
+        await self.database.write(lambda c: c.executemany(update, [(now, i) for i in ids]))
