@@ -112,15 +112,17 @@ def run(key: str, duration: float, connections: int, bodies: dict[str, Path]) ->
             figures.append(h2load(served.address, method, bodies[body], duration, connections))
             figures[-1]["cpu"] = served.cpu_seconds() - before
     send, stream = figures
+    calls, streams = send["per_s"] * duration, stream["per_s"] * duration
+    nothing = float("nan")  # no call ended within the run (a very slow server): no figure
     return {
         "server": label,
         "send_per_s": send["per_s"],
         "send_mean_ms": send["mean_latency"],
-        "send_cpu_us": send["cpu"] * 1e6 / (send["per_s"] * duration),
+        "send_cpu_us": send["cpu"] * 1e6 / calls if calls else nothing,
         "streams_per_s": stream["per_s"],
         "events_per_stream": events,
         "events_per_s": stream["per_s"] * events,
-        "event_cpu_us": stream["cpu"] * 1e6 / (stream["per_s"] * duration * events),
+        "event_cpu_us": stream["cpu"] * 1e6 / (streams * events) if streams else nothing,
     }
 
 
