@@ -61,6 +61,8 @@ class Content:
         self._decode_part = spelling.decode_part
         self._parts_key = spelling.message_parts
         self._metadata_first = spelling.metadata_first
+        self._ids_first = spelling.ids_first
+        self._reference_task_ids = spelling.reference_task_ids
         self._event_members = (
             ("task", None),
             ("message", spelling.message_member),
@@ -87,18 +89,29 @@ class Content:
     # --- messages ------------------------------------------------------------------------------
 
     def encode_message(self, message: Message) -> Obj:
-        out: Obj = {"messageId": message.message_id}
-        if self.spelling.ids_first:
-            _ids(out, message)
-        out["role"] = ROLE_NAMES[message.role]
-        out[self._parts_key] = self._encode_parts(message.parts)
-        if not self.spelling.ids_first:
-            _ids(out, message)
+        if self._ids_first:  # 0.3's order of members
+            out: Obj = {"messageId": message.message_id}
+            if message.context_id:
+                out["contextId"] = message.context_id
+            if message.task_id:
+                out["taskId"] = message.task_id
+            out["role"] = ROLE_NAMES[message.role]
+            out[self._parts_key] = self._encode_parts(message.parts)
+        else:
+            out = {
+                "messageId": message.message_id,
+                "role": ROLE_NAMES[message.role],
+                "parts": self._encode_parts(message.parts),
+            }
+            if message.context_id:
+                out["contextId"] = message.context_id
+            if message.task_id:
+                out["taskId"] = message.task_id
         if message.metadata is not None:
             out["metadata"] = free(message.metadata)
         if message.extensions:
             out["extensions"] = list(message.extensions)
-        if message.reference_task_ids and self.spelling.reference_task_ids:
+        if message.reference_task_ids and self._reference_task_ids:
             out["referenceTaskIds"] = list(message.reference_task_ids)
         return out
 
@@ -128,15 +141,13 @@ class Content:
             if metadata is None or self._metadata_first
             else struct(d, "metadata", ""),
             extensions=str_list(d, "extensions", "") if "extensions" in d else (),
-            reference_task_ids=self._reference_task_ids(d),
+            reference_task_ids=(
+                str_list(d, "referenceTaskIds", "", "reference_task_ids")
+                if self._reference_task_ids
+                and ("referenceTaskIds" in d or "reference_task_ids" in d)
+                else ()
+            ),
         )
-
-    def _reference_task_ids(self, d: Obj) -> tuple[str, ...]:
-        if self.spelling.reference_task_ids and (
-            "referenceTaskIds" in d or "reference_task_ids" in d
-        ):
-            return str_list(d, "referenceTaskIds", "", "reference_task_ids")
-        return ()
 
     # --- artifacts, status, tasks --------------------------------------------------------------
 
@@ -343,13 +354,6 @@ class Content:
         if key == "task":
             return nested(key, self.decode_task, inner)
         return nested(key, self.decode_message, inner)
-
-
-def _ids(out: Obj, message: Message) -> None:
-    if message.context_id:
-        out["contextId"] = message.context_id
-    if message.task_id:
-        out["taskId"] = message.task_id
 
 
 def _event_ids(d: Obj) -> tuple[str, str]:

@@ -30,6 +30,7 @@ from parley.model import (
     TaskState,
 )
 from parley.protocol.errors import InternalError
+from parley.wire import reader
 from parley.wire.protojson.content import V0_3, V1_0
 from parley.wire.protojson.fields import (
     STATE_NAMES,
@@ -44,20 +45,7 @@ from parley.wire.protojson.fields import (
     tenanted,
 )
 from parley.wire.protojson.push import decode_config_v0_3, decode_push_config, encode_push_config
-from parley.wire.reader import (
-    Obj,
-    fail,
-    field,
-    format_timestamp,
-    listed,
-    nested,
-    opt_bool,
-    opt_int32,
-    opt_str,
-    req_str,
-    str_list,
-    struct,
-)
+from parley.wire.reader import Obj
 from parley.wire.v0_3.push import encode_push_config as encode_push_config_v0_3
 
 # --- SendMessage -------------------------------------------------------------------------------
@@ -78,14 +66,18 @@ def encode_configuration(config: SendMessageConfiguration) -> Obj:
 
 def decode_configuration(value: Any) -> SendMessageConfiguration:
     d = obj(value)
-    push = field(d, "taskPushNotificationConfig", "task_push_notification_config")
+    push = reader.field(d, "taskPushNotificationConfig", "task_push_notification_config")
     return SendMessageConfiguration(
-        accepted_output_modes=str_list(d, "acceptedOutputModes", "", "accepted_output_modes"),
-        push_notification_config=(
-            None if push is None else nested("taskPushNotificationConfig", decode_push_config, push)
+        accepted_output_modes=reader.str_list(
+            d, "acceptedOutputModes", "", "accepted_output_modes"
         ),
-        history_length=opt_int32(d, "historyLength", "", "history_length"),
-        return_immediately=bool(opt_bool(d, "returnImmediately", "", "return_immediately")),
+        push_notification_config=(
+            None
+            if push is None
+            else reader.nested("taskPushNotificationConfig", decode_push_config, push)
+        ),
+        history_length=reader.opt_int32(d, "historyLength", "", "history_length"),
+        return_immediately=bool(reader.opt_bool(d, "returnImmediately", "", "return_immediately")),
     )
 
 
@@ -107,14 +99,16 @@ def encode_configuration_v0_3(config: SendMessageConfiguration) -> Obj:
 def decode_configuration_v0_3(value: Any) -> SendMessageConfiguration:
     """As the proto (and the official SDK) reads it: an absent `blocking` is false."""
     d = present(value)
-    push = field(d, "pushNotification", "push_notification")
+    push = reader.field(d, "pushNotification", "push_notification")
     return SendMessageConfiguration(
-        accepted_output_modes=str_list(d, "acceptedOutputModes", "", "accepted_output_modes"),
+        accepted_output_modes=reader.str_list(
+            d, "acceptedOutputModes", "", "accepted_output_modes"
+        ),
         push_notification_config=(
-            None if push is None else nested("pushNotification", decode_config_v0_3, push)
+            None if push is None else reader.nested("pushNotification", decode_config_v0_3, push)
         ),
         history_length=history_length(d),
-        return_immediately=not opt_bool(d, "blocking", ""),
+        return_immediately=not reader.opt_bool(d, "blocking", ""),
     )
 
 
@@ -137,9 +131,9 @@ def decode_send(value: Any) -> SendMessageRequest:
         message=required("message", V1_0.decode_message, d.get("message")),
         configuration=None
         if config is None
-        else nested("configuration", decode_configuration, config),
-        metadata=None if metadata is None else struct(d, "metadata", ""),
-        tenant=tenant if type(tenant) is str else opt_str(d, "tenant", ""),
+        else reader.nested("configuration", decode_configuration, config),
+        metadata=None if metadata is None else reader.struct(d, "metadata", ""),
+        tenant=tenant if type(tenant) is str else reader.opt_str(d, "tenant", ""),
     )
 
 
@@ -157,11 +151,13 @@ def decode_send_v0_3(value: Any) -> SendMessageRequest:
     d = present(value)
     config = d.get("configuration")
     return SendMessageRequest(
-        message=required("message", V0_3.decode_message, field(d, "message", "request")),
+        message=required("message", V0_3.decode_message, reader.field(d, "message", "request")),
         configuration=(
-            None if config is None else nested("configuration", decode_configuration_v0_3, config)
+            None
+            if config is None
+            else reader.nested("configuration", decode_configuration_v0_3, config)
         ),
-        metadata=struct(d, "metadata", ""),
+        metadata=reader.struct(d, "metadata", ""),
     )
 
 
@@ -170,7 +166,7 @@ def decode_send_v0_3(value: Any) -> SendMessageRequest:
 
 def history_length(d: Obj) -> int | None:
     """0.3's `historyLength`: 0 (the proto default) is unlimited, None in the model (D11)."""
-    return opt_int32(d, "historyLength", "", "history_length") or None
+    return reader.opt_int32(d, "historyLength", "", "history_length") or None
 
 
 def task_id_v0_3(d: Obj) -> str:
@@ -179,10 +175,10 @@ def task_id_v0_3(d: Obj) -> str:
     if type(value) is str and value:
         return value
     if value is not None and type(value) is not str:
-        fail("", "id", "expected a string")
-    name = field(d, "name")
+        reader.fail("", "id", "expected a string")
+    name = reader.field(d, "name")
     if name is None or name == "":
-        fail("", "name", "is required")
+        reader.fail("", "name", "is required")
     return parse_task_name(name, "name")
 
 
@@ -198,9 +194,9 @@ def encode_get_task(request: GetTaskRequest, tenant: bool = True) -> Obj:
 def decode_get_task(value: Any) -> GetTaskRequest:
     d = obj(value)
     return GetTaskRequest(
-        id=req_str(d, "id", ""),
-        history_length=opt_int32(d, "historyLength", "", "history_length"),
-        tenant=opt_str(d, "tenant", ""),
+        id=reader.req_str(d, "id", ""),
+        history_length=reader.opt_int32(d, "historyLength", "", "history_length"),
+        tenant=reader.opt_str(d, "tenant", ""),
     )
 
 
@@ -222,7 +218,7 @@ def encode_list_tasks(request: ListTasksRequest) -> Obj:
     if request.history_length is not None:
         out["historyLength"] = request.history_length
     if request.status_timestamp_after is not None:
-        out["statusTimestampAfter"] = format_timestamp(request.status_timestamp_after)
+        out["statusTimestampAfter"] = reader.format_timestamp(request.status_timestamp_after)
     if request.include_artifacts is not None:
         out["includeArtifacts"] = request.include_artifacts
     return out
@@ -232,14 +228,14 @@ def decode_list_tasks(value: Any) -> ListTasksRequest:
     """Also accepts REST query strings: numbers and booleans given as strings."""
     d = obj(value)
     return ListTasksRequest(
-        context_id=opt_str(d, "contextId", "", "context_id"),
+        context_id=reader.opt_str(d, "contextId", "", "context_id"),
         status=_status_filter(d.get("status")),
-        page_size=opt_int32(d, "pageSize", "", "page_size"),
-        page_token=opt_str(d, "pageToken", "", "page_token"),
-        history_length=opt_int32(d, "historyLength", "", "history_length"),
+        page_size=reader.opt_int32(d, "pageSize", "", "page_size"),
+        page_token=reader.opt_str(d, "pageToken", "", "page_token"),
+        history_length=reader.opt_int32(d, "historyLength", "", "history_length"),
         status_timestamp_after=moment(d, "statusTimestampAfter", "status_timestamp_after"),
         include_artifacts=flag(d, "includeArtifacts", "include_artifacts"),
-        tenant=opt_str(d, "tenant", ""),
+        tenant=reader.opt_str(d, "tenant", ""),
     )
 
 
@@ -266,10 +262,10 @@ def encode_list_tasks_result(response: ListTasksResponse) -> Obj:
 def decode_list_tasks_result(value: Any) -> ListTasksResponse:
     d = obj(value)
     return ListTasksResponse(
-        tasks=listed("tasks", V1_0.decode_task, d.get("tasks")),
-        next_page_token=opt_str(d, "nextPageToken", "", "next_page_token"),
-        page_size=opt_int32(d, "pageSize", "", "page_size") or 0,
-        total_size=opt_int32(d, "totalSize", "", "total_size") or 0,
+        tasks=reader.listed("tasks", V1_0.decode_task, d.get("tasks")),
+        next_page_token=reader.opt_str(d, "nextPageToken", "", "next_page_token"),
+        page_size=reader.opt_int32(d, "pageSize", "", "page_size") or 0,
+        total_size=reader.opt_int32(d, "totalSize", "", "total_size") or 0,
     )
 
 
@@ -288,7 +284,9 @@ def encode_cancel(request: CancelTaskRequest) -> Obj:
 def decode_cancel(value: Any) -> CancelTaskRequest:
     d = obj(value)
     return CancelTaskRequest(
-        id=req_str(d, "id", ""), metadata=struct(d, "metadata", ""), tenant=opt_str(d, "tenant", "")
+        id=reader.req_str(d, "id", ""),
+        metadata=reader.struct(d, "metadata", ""),
+        tenant=reader.opt_str(d, "tenant", ""),
     )
 
 
@@ -303,7 +301,9 @@ def encode_subscribe(request: SubscribeToTaskRequest) -> Obj:
 
 def decode_subscribe(value: Any) -> SubscribeToTaskRequest:
     d = obj(value)
-    return SubscribeToTaskRequest(id=req_str(d, "id", ""), tenant=opt_str(d, "tenant", ""))
+    return SubscribeToTaskRequest(
+        id=reader.req_str(d, "id", ""), tenant=reader.opt_str(d, "tenant", "")
+    )
 
 
 def decode_subscribe_v0_3(value: Any) -> SubscribeToTaskRequest:
@@ -321,7 +321,7 @@ def decode_card_request(value: Any) -> GetExtendedAgentCardRequest:
     """JSON-RPC `params` may be omitted: None is an empty request."""
     if value is None:
         return GetExtendedAgentCardRequest()
-    return GetExtendedAgentCardRequest(tenant=opt_str(obj(value), "tenant", ""))
+    return GetExtendedAgentCardRequest(tenant=reader.opt_str(obj(value), "tenant", ""))
 
 
 def decode_card_request_v0_3(value: Any) -> GetExtendedAgentCardRequest:
@@ -339,4 +339,4 @@ def encode_empty(result: None) -> Obj:
 def decode_empty(value: Any) -> None:
     """`google.protobuf.Empty`: `{}` (also `null`, or no body at all); members are ignored."""
     if value is not None and type(value) is not dict:
-        fail("", "", "expected an empty JSON object")
+        reader.fail("", "", "expected an empty JSON object")

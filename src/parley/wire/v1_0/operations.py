@@ -7,24 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from parley.model import (
-    AgentCard,
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest,
-    ListTasksResponse,
-    Message,
-    Model,
-    SendMessageRequest,
-    SubscribeToTaskRequest,
-    Task,
-    TaskPushNotificationConfig,
-)
+from parley import model as m
 from parley.protocol.operations import Operation
 from parley.wire.protojson.content import V1_0
 from parley.wire.protojson.operations import (
@@ -75,35 +58,35 @@ __all__ = [
 Encoder = Callable[[Any], Obj]
 Decoder = Callable[[Any], Any]
 
-REQUESTS: dict[Operation, tuple[type[Model], Encoder, Decoder]] = {
-    Operation.SEND_MESSAGE: (SendMessageRequest, encode_send, decode_send),
-    Operation.SEND_STREAMING_MESSAGE: (SendMessageRequest, encode_send, decode_send),
-    Operation.GET_TASK: (GetTaskRequest, encode_get_task, decode_get_task),
-    Operation.LIST_TASKS: (ListTasksRequest, encode_list_tasks, decode_list_tasks),
-    Operation.CANCEL_TASK: (CancelTaskRequest, encode_cancel, decode_cancel),
-    Operation.SUBSCRIBE_TO_TASK: (SubscribeToTaskRequest, encode_subscribe, decode_subscribe),
+REQUESTS: dict[Operation, tuple[type[m.Model], Encoder, Decoder]] = {
+    Operation.SEND_MESSAGE: (m.SendMessageRequest, encode_send, decode_send),
+    Operation.SEND_STREAMING_MESSAGE: (m.SendMessageRequest, encode_send, decode_send),
+    Operation.GET_TASK: (m.GetTaskRequest, encode_get_task, decode_get_task),
+    Operation.LIST_TASKS: (m.ListTasksRequest, encode_list_tasks, decode_list_tasks),
+    Operation.CANCEL_TASK: (m.CancelTaskRequest, encode_cancel, decode_cancel),
+    Operation.SUBSCRIBE_TO_TASK: (m.SubscribeToTaskRequest, encode_subscribe, decode_subscribe),
     Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        TaskPushNotificationConfig,
+        m.TaskPushNotificationConfig,
         encode_push_config,
         decode_push_config,
     ),
     Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (
-        GetTaskPushNotificationConfigRequest,
+        m.GetTaskPushNotificationConfigRequest,
         encode_config_ref,
         decode_get_config,
     ),
     Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (
-        ListTaskPushNotificationConfigsRequest,
+        m.ListTaskPushNotificationConfigsRequest,
         encode_list_configs,
         decode_list_configs,
     ),
     Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        DeleteTaskPushNotificationConfigRequest,
+        m.DeleteTaskPushNotificationConfigRequest,
         encode_config_ref,
         decode_delete_config,
     ),
     Operation.GET_EXTENDED_AGENT_CARD: (
-        GetExtendedAgentCardRequest,
+        m.GetExtendedAgentCardRequest,
         encode_card_request,
         decode_card_request,
     ),
@@ -111,32 +94,32 @@ REQUESTS: dict[Operation, tuple[type[Model], Encoder, Decoder]] = {
 """Per operation: the request model type, its encoder and its decoder."""
 
 RESPONSES: dict[Operation, tuple[tuple[type[Any], ...], Encoder, Decoder]] = {
-    Operation.SEND_MESSAGE: ((Task, Message), V1_0.encode_send_result, V1_0.decode_send_result),
-    Operation.GET_TASK: ((Task,), V1_0.encode_task, V1_0.decode_task),
+    Operation.SEND_MESSAGE: ((m.Task, m.Message), V1_0.encode_send_result, V1_0.decode_send_result),
+    Operation.GET_TASK: ((m.Task,), V1_0.encode_task, V1_0.decode_task),
     Operation.LIST_TASKS: (
-        (ListTasksResponse,),
+        (m.ListTasksResponse,),
         encode_list_tasks_result,
         decode_list_tasks_result,
     ),
-    Operation.CANCEL_TASK: ((Task,), V1_0.encode_task, V1_0.decode_task),
+    Operation.CANCEL_TASK: ((m.Task,), V1_0.encode_task, V1_0.decode_task),
     Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        (TaskPushNotificationConfig,),
+        (m.TaskPushNotificationConfig,),
         encode_push_config,
         decode_push_config,
     ),
     Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (
-        (TaskPushNotificationConfig,),
+        (m.TaskPushNotificationConfig,),
         encode_push_config,
         decode_push_config,
     ),
     Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (
-        (ListTaskPushNotificationConfigsResponse,),
+        (m.ListTaskPushNotificationConfigsResponse,),
         encode_list_configs_result,
         decode_list_configs_result,
     ),
     Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: ((type(None),), encode_empty, decode_empty),
     Operation.GET_EXTENDED_AGENT_CARD: (
-        (AgentCard,),
+        (m.AgentCard,),
         encode_card,
         decode_card,
     ),
