@@ -26,7 +26,6 @@ carries what replicas need of each other, which in process does nothing: stops
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import (
     AsyncGenerator,
@@ -41,6 +40,7 @@ from typing import Protocol, cast
 from parley.model import SendMessageRequest, StreamEvent, Task
 from parley.protocol.errors import A2AError, InternalError
 from parley.server.context import CallContext
+from parley.server.signals import Signal
 from parley.server.stores.base import TaskKey
 
 Entry = tuple[int | None, StreamEvent]
@@ -81,7 +81,7 @@ class Subscription:
         self._key = key
         self._buffer: deque[Entry | None] = deque(head)  # None: the end
         self._limit = buffer_size
-        self._ready = asyncio.Event()
+        self._ready = Signal()
         self._ended = False
         self.dropped = False
         self.failure: A2AError | None = None

@@ -17,42 +17,11 @@ from parley.model import Message, TaskState
 from parley.protocol.errors import InvalidAgentResponseError, PermissionDeniedError
 from parley.server.context import CallContext
 from parley.server.execution import EventSink, RequestContext
+from parley.server.signals import Signal
 from parley.server.task_context import Failed, Rejected, TaskContext
 
 AgentFunction: TypeAlias = Callable[[TaskContext], Any]
 """`(task) -> Content | Message`, sync or async, or an async generator of Content."""
-
-
-class _Pause:
-    """`asyncio.Event`'s set / clear / wait, for the runs that wait on one session: set
-    when its function pauses or ends. Without the Event's deque of waiters (≈ 0.8 KiB
-    allocated up front, held for as long as the run or its open stream lasts), since a
-    session rarely has more than one waiter."""
-
-    __slots__ = ("_is_set", "_waiters")
-
-    def __init__(self) -> None:
-        self._is_set = False
-        self._waiters: list[asyncio.Future[None]] = []
-
-    def set(self) -> None:
-        self._is_set = True
-        for waiter in self._waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def clear(self) -> None:
-        self._is_set = False
-
-    async def wait(self) -> None:
-        if self._is_set:
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        finally:
-            self._waiters.remove(waiter)
 
 
 @dataclass
@@ -62,7 +31,7 @@ class _Session:
     context: TaskContext
     scopes: frozenset[str] = frozenset()
     driver: asyncio.Task[None] | None = None
-    paused: _Pause = field(default_factory=_Pause)
+    paused: Signal = field(default_factory=Signal)
     error: BaseException | None = None
 
 
@@ -122,7 +91,7 @@ class FunctionExecutor:
     def _start(self, context: RequestContext, events: EventSink) -> _Session:
         self.admit(context.call, context.message, context.metadata)  # for other handlers too
         function = self._route(context)
-        paused = _Pause()
+        paused = Signal()
         session = _Session(
             TaskContext(context, events, on_pause=paused.set),
             scopes=self._scopes(context.message, context.metadata),

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from parley.model import Message, Task, TaskState
 from parley.protocol.errors import A2AError
 from parley.server.broker import ReplayWindow
+from parley.server.signals import Signal
 from parley.server.stores.base import InlineConfigs, TaskKey
 
 
@@ -42,7 +43,7 @@ class LiveTask:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held by a follow-up from its checks until its run has started."""
-    settled: asyncio.Event = field(default_factory=asyncio.Event)
+    settled: Signal = field(default_factory=Signal)
     users: int = 0
     cancelling: bool = False
     pending: Task | None = None
