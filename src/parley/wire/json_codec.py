@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from parley.model import AgentCard, Model, StreamEvent
+from parley.model import AgentCard, DataPart, Model, RawPart, StreamEvent, TextPart, UrlPart
 from parley.protocol.errors import InternalError, MethodNotFoundError, invalid_field
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
@@ -22,6 +22,11 @@ from parley.wire.json_bytes import JSON
 M = TypeVar("M", bound=Model)
 Encoder = Callable[[Any], JSON]
 Decoder = Callable[[Any], Any]
+
+
+def each_part(encode: Encoder, decode: Decoder) -> dict[type[Any], tuple[Encoder, Decoder]]:
+    """The standalone entries of the four part types, one encoder and decoder for all."""
+    return {kind: (encode, decode) for kind in (TextPart, RawPart, UrlPart, DataPart)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,18 @@
 """`DirectRoutes`: the direct routes the protobuf codecs share — model -> message in place
 for messages, statuses, artifacts, tasks and the two update events, and the ordinary shape
 of a message read back — over each proto's own part filler and reader. Where the protos
-differ, the routes are told: the name of a message's parts (`parts`, 0.3's `content`) and
-of a status's message (`message`, 0.3's `update`), whether messages carry
-`reference_task_ids` (not in 0.3), and per task state the `final` flag of a status update
-(0.3 only). See `parley.wire.protobuf_codec`.
+differ, the routes are told: whether the proto spells as 0.3's does (a message's parts
+are `content`, a status's message is `update`, messages have no `reference_task_ids`),
+and per task state the `final` flag of a status update (0.3 only). See `parley.wire.protobuf_codec`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from parley import model as m
+from parley.protocol.operations import Operation
 from parley.wire.limits import active
 from parley.wire.protobuf import (
     Proto,
@@ -23,7 +22,9 @@ from parley.wire.protobuf import (
     optional_struct,
 )
 
-CONTENT_MESSAGES: dict[type[m.Model], str] = {
+K = TypeVar("K")
+
+COMMON_MESSAGES: dict[type[m.Model], str] = {
     m.TextPart: "Part",
     m.RawPart: "Part",
     m.UrlPart: "Part",
@@ -34,12 +35,31 @@ CONTENT_MESSAGES: dict[type[m.Model], str] = {
     m.Task: "Task",
     m.TaskStatusUpdateEvent: "TaskStatusUpdateEvent",
     m.TaskArtifactUpdateEvent: "TaskArtifactUpdateEvent",
+    m.TaskPushNotificationConfig: "TaskPushNotificationConfig",
+    m.SendMessageConfiguration: "SendMessageConfiguration",
+    m.AgentCard: "AgentCard",
+    m.AgentInterface: "AgentInterface",
+    m.AgentExtension: "AgentExtension",
+    m.AgentProvider: "AgentProvider",
+    m.AgentCardSignature: "AgentCardSignature",
 }
-"""The message of each content type, by name: the same in both protos."""
+"""The message of each model type whose message has the same name in both protos."""
 
 
-def messages(pb: Any, names: Mapping[type[m.Model], str]) -> dict[type[m.Model], type[Proto]]:
-    """Per model type, the message of that name in a generated module `pb`."""
+RESULT_MESSAGES: dict[Operation, str] = {
+    Operation.GET_TASK: "Task",
+    Operation.CANCEL_TASK: "Task",
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: "TaskPushNotificationConfig",
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: "TaskPushNotificationConfig",
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: "Empty",
+    Operation.GET_EXTENDED_AGENT_CARD: "AgentCard",
+}
+"""The unary results whose messages have the same name in both protos."""
+
+
+def messages(pb: Any, names: Mapping[K, str]) -> dict[K, type[Proto]]:
+    """Per key (a model type, an operation), the message of that name in a generated
+    module `pb`."""
     return {kind: getattr(pb, name) for kind, name in names.items()}
 
 
@@ -51,16 +71,12 @@ class DirectRoutes:
         fill_part: Callable[[Proto, m.Part], None],
         read_part: Callable[[Proto], m.Part],
         *,
-        parts: str = "parts",
-        status_message: str = "message",
-        references: bool = True,
+        spelling_0_3: bool = False,
         final: Mapping[m.TaskState, bool] | None = None,
     ) -> None:
         self._fill_part = fill_part
         self._read_part = read_part
-        self._parts = attrgetter(parts)
-        self._status_message = attrgetter(status_message)
-        self._references = references
+        self._0_3 = spelling_0_3  # attribute names read as constants: a name looked up is slower
         self._final = final
 
     def fillers(self) -> dict[type[m.Model], Callable[[Proto, Any], None]]:
@@ -89,21 +105,22 @@ class DirectRoutes:
         if message.task_id:
             target.task_id = message.task_id
         target.role = message.role
-        parts, fill_part = self._parts(target), self._fill_part
+        parts = target.content if self._0_3 else target.parts
+        fill_part = self._fill_part
         for part in message.parts:
             fill_part(parts.add(), part)
         if message.metadata is not None:
             fill_struct(target.metadata, message.metadata)
         if message.extensions:
             target.extensions.extend(message.extensions)
-        if message.reference_task_ids and self._references:
+        if message.reference_task_ids and not self._0_3:
             target.reference_task_ids.extend(message.reference_task_ids)
 
     def status(self, target: Proto, status: m.TaskStatus) -> None:
         target.SetInParent()
         target.state = status.state
         if status.message is not None:
-            self.message(self._status_message(target), status.message)
+            self.message(target.update if self._0_3 else target.message, status.message)
         if status.timestamp is not None:
             fill_timestamp(target.timestamp, status.timestamp)
 
@@ -159,7 +176,7 @@ class DirectRoutes:
     # --- message -> model, the ordinary shape only
 
     def read_message(self, message: Proto) -> m.Message:
-        parts = self._parts(message)
+        parts = message.content if self._0_3 else message.parts
         role = int(message.role)
         if not message.message_id or role not in (1, 2):
             raise UnusualShapeError
@@ -173,5 +190,5 @@ class DirectRoutes:
             task_id=message.task_id,
             metadata=optional_struct(message, "metadata"),
             extensions=tuple(message.extensions),
-            reference_task_ids=tuple(message.reference_task_ids) if self._references else (),
+            reference_task_ids=() if self._0_3 else tuple(message.reference_task_ids),
         )

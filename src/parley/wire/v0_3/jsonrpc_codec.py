@@ -13,7 +13,7 @@ from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.json_bytes import JSON
-from parley.wire.json_codec import JsonCodec, JsonForms
+from parley.wire.json_codec import JsonCodec, JsonForms, each_part
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import content, events, operations, parts, push, security
 
@@ -36,10 +36,7 @@ def _list_tasks(value: Any) -> Any:
 
 # The standalone form of each model type: (encoder, decoder).
 STANDALONE: dict[type[m.Model], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
-    m.TextPart: (parts.encode_part, parts.decode_part),
-    m.RawPart: (parts.encode_part, parts.decode_part),
-    m.UrlPart: (parts.encode_part, parts.decode_part),
-    m.DataPart: (parts.encode_part, parts.decode_part),
+    **each_part(parts.encode_part, parts.decode_part),
     m.Message: (content.encode_message, content.decode_message),
     m.TaskStatus: (content.encode_status, content.decode_status),
     m.Artifact: (content.encode_artifact, content.decode_artifact),

@@ -23,7 +23,12 @@ from parley.wire.protobuf import (
     struct_json,
 )
 from parley.wire.protobuf_codec import ProtobufCodec, Schema
-from parley.wire.protobuf_direct import CONTENT_MESSAGES, DirectRoutes, messages
+from parley.wire.protobuf_direct import (
+    COMMON_MESSAGES,
+    RESULT_MESSAGES,
+    DirectRoutes,
+    messages,
+)
 from parley.wire.protojson.content import FINAL
 from parley.wire.protojson.fields import config_name, task_name
 from parley.wire.reader import Obj
@@ -117,15 +122,7 @@ def read_part(part: Proto) -> m.Part:
     raise UnusualShapeError
 
 
-ROUTES = DirectRoutes(
-    fill_part, read_part, parts="content", status_message="update", references=False, final=FINAL
-)
-fill_message = ROUTES.message
-fill_status = ROUTES.status
-fill_artifact = ROUTES.artifact
-fill_task = ROUTES.task
-fill_status_event = ROUTES.status_event
-fill_artifact_event = ROUTES.artifact_event
+ROUTES = DirectRoutes(fill_part, read_part, spelling_0_3=True, final=FINAL)
 read_message = ROUTES.read_message
 
 
@@ -168,27 +165,15 @@ SCHEMA = Schema(
         Op.GET_EXTENDED_AGENT_CARD: pb.GetAgentCardRequest,
     },
     responses={
-        Op.GET_TASK: pb.Task,
-        Op.CANCEL_TASK: pb.Task,
-        Op.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: pb.TaskPushNotificationConfig,
-        Op.GET_TASK_PUSH_NOTIFICATION_CONFIG: pb.TaskPushNotificationConfig,
+        **messages(pb, RESULT_MESSAGES),
         Op.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: pb.ListTaskPushNotificationConfigResponse,
-        Op.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: pb.Empty,
-        Op.GET_EXTENDED_AGENT_CARD: pb.AgentCard,
     },
     stream_response=pb.StreamResponse,
     send_response=pb.SendMessageResponse,
     empty=pb.Empty,
     standalone={
-        **messages(pb, CONTENT_MESSAGES),
-        m.TaskPushNotificationConfig: pb.TaskPushNotificationConfig,
-        m.SendMessageConfiguration: pb.SendMessageConfiguration,
+        **messages(pb, COMMON_MESSAGES),
         m.ListTaskPushNotificationConfigsResponse: pb.ListTaskPushNotificationConfigResponse,
-        m.AgentCard: pb.AgentCard,
-        m.AgentInterface: pb.AgentInterface,
-        m.AgentExtension: pb.AgentExtension,
-        m.AgentProvider: pb.AgentProvider,
-        m.AgentCardSignature: pb.AgentCardSignature,
     },
     event_fields={
         m.Task: "task",

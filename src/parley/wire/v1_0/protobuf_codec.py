@@ -18,7 +18,12 @@ from parley.wire.protobuf import (
     value_json,
 )
 from parley.wire.protobuf_codec import ProtobufCodec, Schema
-from parley.wire.protobuf_direct import CONTENT_MESSAGES, DirectRoutes, messages
+from parley.wire.protobuf_direct import (
+    COMMON_MESSAGES,
+    RESULT_MESSAGES,
+    DirectRoutes,
+    messages,
+)
 from parley.wire.v1_0 import protobuf_bytes
 from parley.wire.v1_0._pb import a2a_pb2 as pb
 from parley.wire.v1_0.protojson_codec import CODEC as JSON_CODEC
@@ -79,7 +84,7 @@ def fill_send(target: Proto, request: m.SendMessageRequest) -> None:
     if request.tenant:
         target.tenant = request.tenant
     target.message.SetInParent()
-    fill_message(target.message, request.message)
+    ROUTES.message(target.message, request.message)
     if request.configuration is not None:
         fill_configuration(target.configuration, request.configuration)
     if request.metadata is not None:
@@ -106,9 +111,6 @@ def read_part(part: Proto) -> m.Part:
 
 
 ROUTES = DirectRoutes(fill_part, read_part)
-fill_message = ROUTES.message
-fill_status = ROUTES.status
-fill_artifact = ROUTES.artifact
 fill_task = ROUTES.task
 fill_status_event = ROUTES.status_event
 fill_artifact_event = ROUTES.artifact_event
@@ -158,33 +160,21 @@ SCHEMA = Schema(
         Op.GET_EXTENDED_AGENT_CARD: pb.GetExtendedAgentCardRequest,
     },
     responses={
-        Op.GET_TASK: pb.Task,
+        **messages(pb, RESULT_MESSAGES),
         Op.LIST_TASKS: pb.ListTasksResponse,
-        Op.CANCEL_TASK: pb.Task,
-        Op.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: pb.TaskPushNotificationConfig,
-        Op.GET_TASK_PUSH_NOTIFICATION_CONFIG: pb.TaskPushNotificationConfig,
         Op.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: pb.ListTaskPushNotificationConfigsResponse,
-        Op.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: pb.Empty,
-        Op.GET_EXTENDED_AGENT_CARD: pb.AgentCard,
     },
     stream_response=pb.StreamResponse,
     send_response=pb.SendMessageResponse,
     empty=pb.Empty,
     standalone={
-        **messages(pb, CONTENT_MESSAGES),
+        **messages(pb, COMMON_MESSAGES),
         m.AuthenticationInfo: pb.AuthenticationInfo,
-        m.TaskPushNotificationConfig: pb.TaskPushNotificationConfig,
-        m.SendMessageConfiguration: pb.SendMessageConfiguration,
         m.SendMessageRequest: pb.SendMessageRequest,
         m.ListTasksResponse: pb.ListTasksResponse,
         m.ListTaskPushNotificationConfigsResponse: pb.ListTaskPushNotificationConfigsResponse,
-        m.AgentCard: pb.AgentCard,
         m.AgentSkill: pb.AgentSkill,
         m.AgentCapabilities: pb.AgentCapabilities,
-        m.AgentInterface: pb.AgentInterface,
-        m.AgentExtension: pb.AgentExtension,
-        m.AgentProvider: pb.AgentProvider,
-        m.AgentCardSignature: pb.AgentCardSignature,
         m.SecurityRequirement: pb.SecurityRequirement,
         m.APIKeySecurityScheme: pb.APIKeySecurityScheme,
         m.HTTPAuthSecurityScheme: pb.HTTPAuthSecurityScheme,

@@ -7,94 +7,55 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from parley.model import (
-    AgentCapabilities,
-    AgentCard,
-    AgentCardSignature,
-    AgentExtension,
-    AgentInterface,
-    AgentProvider,
-    AgentSkill,
-    APIKeySecurityScheme,
-    Artifact,
-    AuthenticationInfo,
-    AuthorizationCodeOAuthFlow,
-    ClientCredentialsOAuthFlow,
-    DataPart,
-    DeviceCodeOAuthFlow,
-    HTTPAuthSecurityScheme,
-    ImplicitOAuthFlow,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksResponse,
-    Message,
-    Model,
-    MutualTlsSecurityScheme,
-    OAuth2SecurityScheme,
-    OAuthFlows,
-    OpenIdConnectSecurityScheme,
-    PasswordOAuthFlow,
-    RawPart,
-    SecurityRequirement,
-    SendMessageConfiguration,
-    Task,
-    TaskArtifactUpdateEvent,
-    TaskPushNotificationConfig,
-    TaskStatus,
-    TaskStatusUpdateEvent,
-    TextPart,
-    UrlPart,
-)
+from parley import model as m
 from parley.protocol.negotiation import Version
 from parley.wire.json_bytes import JSON
-from parley.wire.json_codec import JsonCodec, JsonForms
+from parley.wire.json_codec import JsonCodec, JsonForms, each_part
 from parley.wire.protojson import push
 from parley.wire.v1_0 import card as cards
 from parley.wire.v1_0 import content, operations, security
 
 STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
-    TextPart: (content.encode_part, content.decode_part),
-    RawPart: (content.encode_part, content.decode_part),
-    UrlPart: (content.encode_part, content.decode_part),
-    DataPart: (content.encode_part, content.decode_part),
-    Message: (content.encode_message, content.decode_message),
-    TaskStatus: (content.encode_status, content.decode_status),
-    Artifact: (content.encode_artifact, content.decode_artifact),
-    Task: (content.encode_task, content.decode_task),
-    TaskStatusUpdateEvent: (content.encode_status_event, content.decode_status_event),
-    TaskArtifactUpdateEvent: (content.encode_artifact_event, content.decode_artifact_event),
-    AuthenticationInfo: (push.encode_auth, push.decode_auth),
-    TaskPushNotificationConfig: (push.encode_push_config, push.decode_push_config),
-    AgentCard: (cards.encode_card, cards.decode_card),
-    AgentSkill: (cards.encode_skill, cards.decode_skill),
-    AgentCapabilities: (cards.encode_capabilities, cards.decode_capabilities),
-    AgentInterface: (cards.encode_interface, cards.decode_interface),
-    AgentExtension: (cards.encode_extension, cards.decode_extension),
-    AgentProvider: (cards.encode_provider, cards.decode_provider),
-    AgentCardSignature: (cards.encode_signature, cards.decode_signature),
-    SecurityRequirement: (security.encode_requirement, security.decode_requirement),
-    APIKeySecurityScheme: (security.encode_api_key, security.decode_api_key),
-    HTTPAuthSecurityScheme: (security.encode_http_auth, security.decode_http_auth),
-    OAuth2SecurityScheme: (security.encode_oauth2, security.decode_oauth2),
-    OpenIdConnectSecurityScheme: (security.encode_open_id, security.decode_open_id),
-    MutualTlsSecurityScheme: (security.encode_mtls, security.decode_mtls),
-    OAuthFlows: (security.encode_flows, security.decode_flows),
-    AuthorizationCodeOAuthFlow: (
+    **each_part(content.encode_part, content.decode_part),
+    m.Message: (content.encode_message, content.decode_message),
+    m.TaskStatus: (content.encode_status, content.decode_status),
+    m.Artifact: (content.encode_artifact, content.decode_artifact),
+    m.Task: (content.encode_task, content.decode_task),
+    m.TaskStatusUpdateEvent: (content.encode_status_event, content.decode_status_event),
+    m.TaskArtifactUpdateEvent: (content.encode_artifact_event, content.decode_artifact_event),
+    m.AuthenticationInfo: (push.encode_auth, push.decode_auth),
+    m.TaskPushNotificationConfig: (push.encode_push_config, push.decode_push_config),
+    m.AgentCard: (cards.encode_card, cards.decode_card),
+    m.AgentSkill: (cards.encode_skill, cards.decode_skill),
+    m.AgentCapabilities: (cards.encode_capabilities, cards.decode_capabilities),
+    m.AgentInterface: (cards.encode_interface, cards.decode_interface),
+    m.AgentExtension: (cards.encode_extension, cards.decode_extension),
+    m.AgentProvider: (cards.encode_provider, cards.decode_provider),
+    m.AgentCardSignature: (cards.encode_signature, cards.decode_signature),
+    m.SecurityRequirement: (security.encode_requirement, security.decode_requirement),
+    m.APIKeySecurityScheme: (security.encode_api_key, security.decode_api_key),
+    m.HTTPAuthSecurityScheme: (security.encode_http_auth, security.decode_http_auth),
+    m.OAuth2SecurityScheme: (security.encode_oauth2, security.decode_oauth2),
+    m.OpenIdConnectSecurityScheme: (security.encode_open_id, security.decode_open_id),
+    m.MutualTlsSecurityScheme: (security.encode_mtls, security.decode_mtls),
+    m.OAuthFlows: (security.encode_flows, security.decode_flows),
+    m.AuthorizationCodeOAuthFlow: (
         security.encode_authorization_code,
         security.decode_authorization_code,
     ),
-    ClientCredentialsOAuthFlow: (
+    m.ClientCredentialsOAuthFlow: (
         security.encode_client_credentials,
         security.decode_client_credentials,
     ),
-    DeviceCodeOAuthFlow: (security.encode_device_code, security.decode_device_code),
-    ImplicitOAuthFlow: (security.encode_implicit, security.decode_implicit),
-    PasswordOAuthFlow: (security.encode_password, security.decode_password),
-    SendMessageConfiguration: (operations.encode_configuration, operations.decode_configuration),
-    ListTasksResponse: (
+    m.DeviceCodeOAuthFlow: (security.encode_device_code, security.decode_device_code),
+    m.ImplicitOAuthFlow: (security.encode_implicit, security.decode_implicit),
+    m.PasswordOAuthFlow: (security.encode_password, security.decode_password),
+    m.SendMessageConfiguration: (operations.encode_configuration, operations.decode_configuration),
+    m.ListTasksResponse: (
         operations.encode_list_tasks_result,
         operations.decode_list_tasks_result,
     ),
-    ListTaskPushNotificationConfigsResponse: (
+    m.ListTaskPushNotificationConfigsResponse: (
         push.encode_list_configs_result,
         push.decode_list_configs_result,
     ),
@@ -102,10 +63,10 @@ STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] 
 }
 """Every model type 1.0 can express on its own: its standalone encoder and decoder."""
 
-_PART_NAMES = {TextPart: "text", RawPart: "raw", UrlPart: "url", DataPart: "data"}
+_PART_NAMES = {m.TextPart: "text", m.RawPart: "raw", m.UrlPart: "url", m.DataPart: "data"}
 
 
-def _mismatch(kind: type[Model]) -> tuple[str, str]:
+def _mismatch(kind: type[m.Model]) -> tuple[str, str]:
     return "", f"expected a {_PART_NAMES.get(kind, kind.__name__)} part"
 
 
