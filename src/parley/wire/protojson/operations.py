@@ -48,6 +48,10 @@ from parley.wire.protojson.push import decode_config_v0_3, decode_push_config, e
 from parley.wire.reader import Obj
 from parley.wire.v0_3.push import encode_push_config as encode_push_config_v0_3
 
+# Bound once: a method bound per call would cost an allocation on the hot path.
+_ENCODE_MESSAGE, _DECODE_MESSAGE = V1_0.encode_message, V1_0.decode_message
+_ENCODE_MESSAGE_V0_3, _DECODE_MESSAGE_V0_3 = V0_3.encode_message, V0_3.decode_message
+
 # --- SendMessage -------------------------------------------------------------------------------
 
 
@@ -114,7 +118,7 @@ def decode_configuration_v0_3(value: Any) -> SendMessageConfiguration:
 
 def encode_send(request: SendMessageRequest) -> Obj:
     out: Obj = {"tenant": request.tenant} if request.tenant else {}
-    out["message"] = V1_0.encode_message(request.message)
+    out["message"] = _ENCODE_MESSAGE(request.message)
     if request.configuration is not None:
         out["configuration"] = encode_configuration(request.configuration)
     if request.metadata is not None:
@@ -128,7 +132,7 @@ def decode_send(value: Any) -> SendMessageRequest:
     metadata = d.get("metadata")
     tenant = d.get("tenant")
     return SendMessageRequest(
-        message=required("message", V1_0.decode_message, d.get("message")),
+        message=required("message", _DECODE_MESSAGE, d.get("message")),
         configuration=None
         if config is None
         else reader.nested("configuration", decode_configuration, config),
@@ -138,7 +142,7 @@ def decode_send(value: Any) -> SendMessageRequest:
 
 
 def encode_send_v0_3(request: SendMessageRequest) -> Obj:
-    out: Obj = {"message": V0_3.encode_message(request.message)}
+    out: Obj = {"message": _ENCODE_MESSAGE_V0_3(request.message)}
     if request.configuration is not None:
         out["configuration"] = encode_configuration_v0_3(request.configuration)
     if request.metadata is not None:
@@ -151,7 +155,7 @@ def decode_send_v0_3(value: Any) -> SendMessageRequest:
     d = present(value)
     config = d.get("configuration")
     return SendMessageRequest(
-        message=required("message", V0_3.decode_message, reader.field(d, "message", "request")),
+        message=required("message", _DECODE_MESSAGE_V0_3, reader.field(d, "message", "request")),
         configuration=(
             None
             if config is None
