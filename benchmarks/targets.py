@@ -2,8 +2,8 @@
 every HTTP binding and version, beside a bare grpc.aio server over gRPC, and beside the
 official a2a-sdk where it serves the same call; medians of interleaved rounds.
 
-    python -m benchmarks.targets            # about 12 minutes
-    python -m benchmarks.targets --quick    # about 6 minutes: shorter runs, fewer streams
+    python -m benchmarks.targets            # about 11 minutes
+    python -m benchmarks.targets --quick    # 2 s runs, fewer streams
 
 Each round runs every workload on a fresh server of each kind, one after the other (the
 order of the servers turns each round), so a slow spell of the machine hits one round of
