@@ -9,23 +9,23 @@ from typing import Any
 
 from parley.model import (
     APIKeySecurityScheme,
-    AuthorizationCodeOAuthFlow,
-    ClientCredentialsOAuthFlow,
     HTTPAuthSecurityScheme,
-    ImplicitOAuthFlow,
     MutualTlsSecurityScheme,
     OAuth2SecurityScheme,
     OAuthFlows,
     OpenIdConnectSecurityScheme,
-    PasswordOAuthFlow,
     SecurityRequirement,
     SecurityScheme,
 )
-from parley.protocol.errors import InternalError, InvalidParamsError
+from parley.protocol.errors import InvalidParamsError
 from parley.wire.reader import fail, under
+from parley.wire.security_fields import FLOWS, Flow, encode_fields, scheme_of
 from parley.wire.v0_3.fields import Obj, ident, nested, obj, optional_text, text
 
 # --- OAuth flows ---------------------------------------------------------------------------
+
+_FLOWS = tuple(spec for spec in FLOWS if spec.legacy)
+"""The four 0.3 flows: the 1.0-only device code flow has no 0.3 form."""
 
 
 def _scopes(d: Obj) -> dict[str, str]:
@@ -35,47 +35,18 @@ def _scopes(d: Obj) -> dict[str, str]:
     fail("", "scopes", "is required" if value is None else "expected an object of strings")
 
 
-def _with_refresh(out: Obj, refresh_url: str) -> Obj:
-    if refresh_url:
-        out["refreshUrl"] = refresh_url
-    return out
+def _flow_decoder(spec: Flow) -> Callable[[Any], Any]:
+    def decode(value: Any) -> Any:
+        d = obj(value)
+        values: dict[str, Any] = {name: text(d, key) for name, key in spec.urls}
+        values["scopes"] = _scopes(d)
+        values["refresh_url"] = optional_text(d.get("refreshUrl"), "refreshUrl")
+        return spec.model(**values)
+
+    return decode
 
 
-def _authorization_code(value: Any) -> AuthorizationCodeOAuthFlow:
-    d = obj(value)
-    return AuthorizationCodeOAuthFlow(
-        authorization_url=text(d, "authorizationUrl"),
-        token_url=text(d, "tokenUrl"),
-        scopes=_scopes(d),
-        refresh_url=optional_text(d.get("refreshUrl"), "refreshUrl"),
-    )
-
-
-def _client_credentials(value: Any) -> ClientCredentialsOAuthFlow:
-    d = obj(value)
-    return ClientCredentialsOAuthFlow(
-        token_url=text(d, "tokenUrl"),
-        scopes=_scopes(d),
-        refresh_url=optional_text(d.get("refreshUrl"), "refreshUrl"),
-    )
-
-
-def _implicit(value: Any) -> ImplicitOAuthFlow:
-    d = obj(value)
-    return ImplicitOAuthFlow(
-        authorization_url=text(d, "authorizationUrl"),
-        scopes=_scopes(d),
-        refresh_url=optional_text(d.get("refreshUrl"), "refreshUrl"),
-    )
-
-
-def _password(value: Any) -> PasswordOAuthFlow:
-    d = obj(value)
-    return PasswordOAuthFlow(
-        token_url=text(d, "tokenUrl"),
-        scopes=_scopes(d),
-        refresh_url=optional_text(d.get("refreshUrl"), "refreshUrl"),
-    )
+_FLOW_DECODERS = tuple((spec.attr, spec.key, _flow_decoder(spec)) for spec in _FLOWS)
 
 
 def _optional(d: Obj, key: str, decoder: Callable[[Any], Any]) -> Any:
@@ -86,74 +57,31 @@ def _optional(d: Obj, key: str, decoder: Callable[[Any], Any]) -> Any:
 def decode_flows(value: Any) -> OAuthFlows:
     """Any subset of the four 0.3 flows (0.3 allows several in one scheme)."""
     d = obj(value)
-    return OAuthFlows(
-        authorization_code=_optional(d, "authorizationCode", _authorization_code),
-        client_credentials=_optional(d, "clientCredentials", _client_credentials),
-        implicit=_optional(d, "implicit", _implicit),
-        password=_optional(d, "password", _password),
-    )
+    return OAuthFlows(**{name: _optional(d, key, decoder) for name, key, decoder in _FLOW_DECODERS})
 
 
 def encode_flows(flows: OAuthFlows) -> Obj:
     """The 1.0-only device code flow and `pkce_required` have no 0.3 form: dropped."""
     out: Obj = {}
-    code = flows.authorization_code
-    if code is not None:
-        out["authorizationCode"] = _with_refresh(
-            {
-                "authorizationUrl": code.authorization_url,
-                "tokenUrl": code.token_url,
-                "scopes": dict(code.scopes),
-            },
-            code.refresh_url,
-        )
-    client = flows.client_credentials
-    if client is not None:
-        out["clientCredentials"] = _with_refresh(
-            {"tokenUrl": client.token_url, "scopes": dict(client.scopes)}, client.refresh_url
-        )
-    implicit = flows.implicit
-    if implicit is not None:
-        out["implicit"] = _with_refresh(
-            {"authorizationUrl": implicit.authorization_url, "scopes": dict(implicit.scopes)},
-            implicit.refresh_url,
-        )
-    password = flows.password
-    if password is not None:
-        out["password"] = _with_refresh(
-            {"tokenUrl": password.token_url, "scopes": dict(password.scopes)},
-            password.refresh_url,
-        )
+    for spec in _FLOWS:
+        flow = getattr(flows, spec.attr)
+        if flow is not None:
+            encoded: Obj = {key: getattr(flow, name) for name, key in spec.urls}
+            encoded["scopes"] = dict(flow.scopes)
+            if flow.refresh_url:
+                encoded["refreshUrl"] = flow.refresh_url
+            out[spec.key] = encoded
     return out
 
 
 # --- schemes -------------------------------------------------------------------------------
 
-
-def _described(out: Obj, description: str) -> Obj:
-    if description:
-        out["description"] = description
-    return out
+_NAMES = {"location": "in"}
+"""The 0.3 (OpenAPI) spelling of a scheme field where it differs from 1.0's."""
 
 
 def encode_scheme(scheme: SecurityScheme) -> Obj:
-    if type(scheme) is APIKeySecurityScheme:
-        out: Obj = {"type": "apiKey", "in": scheme.location, "name": scheme.name}
-    elif type(scheme) is HTTPAuthSecurityScheme:
-        out = {"type": "http", "scheme": scheme.scheme}
-        if scheme.bearer_format:
-            out["bearerFormat"] = scheme.bearer_format
-    elif type(scheme) is OAuth2SecurityScheme:
-        out = {"type": "oauth2", "flows": encode_flows(scheme.flows)}
-        if scheme.oauth2_metadata_url:
-            out["oauth2MetadataUrl"] = scheme.oauth2_metadata_url
-    elif type(scheme) is OpenIdConnectSecurityScheme:
-        out = {"type": "openIdConnect", "openIdConnectUrl": scheme.open_id_connect_url}
-    elif type(scheme) is MutualTlsSecurityScheme:
-        out = {"type": "mutualTLS"}
-    else:
-        raise InternalError(f"Not a security scheme: {type(scheme).__name__}")
-    return _described(out, scheme.description)
+    return encode_fields(scheme, {"type": scheme_of(scheme).kind}, encode_flows, _NAMES)
 
 
 def _description(d: Obj) -> str:
