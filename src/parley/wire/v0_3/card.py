@@ -8,23 +8,15 @@ from typing import Any
 
 import msgspec
 
-from parley.model import (
-    AgentCapabilities,
-    AgentCard,
-    AgentCardSignature,
-    AgentExtension,
-    AgentInterface,
-    AgentProvider,
-    AgentSkill,
-)
+from parley import model as m
 from parley.protocol.errors import InternalError
+from parley.wire import card_fields as common
 from parley.wire.reader import fail
 from parley.wire.v0_3.fields import (
     Obj,
     flag,
     ident,
     items,
-    json_object,
     nested,
     obj,
     optional_metadata,
@@ -47,38 +39,33 @@ INTERFACE_VERSION = "0.3"
 """The `protocol_version` of every interface read from a 0.3 card."""
 DEFAULT_TRANSPORT = "JSONRPC"
 EXTENDED_CARD_FLAG = "supportsAuthenticatedExtendedCard"
+encode_signature = common.encode_signature
+"""A signature is spelt alike in both versions."""
 
 # --- small parts of the card ---------------------------------------------------------------
 
 
-def encode_interface(interface: AgentInterface) -> Obj:
+def encode_interface(interface: m.AgentInterface) -> Obj:
     """`{url, transport}`: the protocol version is implied, the tenant has no 0.3 home."""
     return {"url": interface.url, "transport": interface.protocol_binding}
 
 
-def decode_interface(value: Any) -> AgentInterface:
+def decode_interface(value: Any) -> m.AgentInterface:
     d = obj(value)
-    return AgentInterface(
+    return m.AgentInterface(
         url=ident(d, "url"),
         protocol_binding=ident(d, "transport"),
         protocol_version=INTERFACE_VERSION,
     )
 
 
-def encode_extension(extension: AgentExtension) -> Obj:
-    out: Obj = {"uri": extension.uri}
-    if extension.description:
-        out["description"] = extension.description
-    if extension.required:
-        out["required"] = True
-    if extension.params is not None:
-        out["params"] = json_object(extension.params)
-    return out
+def encode_extension(extension: m.AgentExtension) -> Obj:
+    return common.extension_fields(extension, {"uri": extension.uri})
 
 
-def decode_extension(value: Any) -> AgentExtension:
+def decode_extension(value: Any) -> m.AgentExtension:
     d = obj(value)
-    return AgentExtension(
+    return m.AgentExtension(
         uri=ident(d, "uri"),
         description=optional_text(d.get("description"), "description"),
         required=flag(d.get("required"), "required"),
@@ -86,7 +73,7 @@ def decode_extension(value: Any) -> AgentExtension:
     )
 
 
-def encode_capabilities(capabilities: AgentCapabilities) -> Obj:
+def encode_capabilities(capabilities: m.AgentCapabilities) -> Obj:
     """The card's capabilities; `extended_agent_card` lives at the card's top level."""
     out: Obj = {}
     for key, value in (
@@ -108,10 +95,10 @@ def _optional_bool(d: Obj, key: str) -> bool | None:
     fail("", key, "expected true or false")
 
 
-def decode_capabilities(value: Any) -> AgentCapabilities:
+def decode_capabilities(value: Any) -> m.AgentCapabilities:
     """The card's capabilities, without the extended-card flag (see `decode_card`)."""
     d = obj(value)
-    return AgentCapabilities(
+    return m.AgentCapabilities(
         streaming=_optional_bool(d, "streaming"),
         push_notifications=_optional_bool(d, "pushNotifications"),
         state_transition_history=_optional_bool(d, "stateTransitionHistory"),
@@ -119,7 +106,7 @@ def decode_capabilities(value: Any) -> AgentCapabilities:
     )
 
 
-def encode_standalone_capabilities(capabilities: AgentCapabilities) -> Obj:
+def encode_standalone_capabilities(capabilities: m.AgentCapabilities) -> Obj:
     """Capabilities on their own (never sent alone by 0.3): the card's top-level
     extended-card flag travels inside, under its 0.3 name."""
     out = encode_capabilities(capabilities)
@@ -128,34 +115,22 @@ def encode_standalone_capabilities(capabilities: AgentCapabilities) -> Obj:
     return out
 
 
-def decode_standalone_capabilities(value: Any) -> AgentCapabilities:
+def decode_standalone_capabilities(value: Any) -> m.AgentCapabilities:
     capabilities = decode_capabilities(value)
     extended = _optional_bool(value, EXTENDED_CARD_FLAG)
     return msgspec.structs.replace(capabilities, extended_agent_card=extended)
 
 
-def encode_skill(skill: AgentSkill) -> Obj:
-    out: Obj = {
-        "id": skill.id,
-        "name": skill.name,
-        "description": skill.description,
-        "tags": list(skill.tags),
-    }
-    for key, values in (
-        ("examples", skill.examples),
-        ("inputModes", skill.input_modes),
-        ("outputModes", skill.output_modes),
-    ):
-        if values:
-            out[key] = list(values)
+def encode_skill(skill: m.AgentSkill) -> Obj:
+    out = common.skill_fields(skill)
     if skill.security_requirements:
         out["security"] = [encode_requirement(r) for r in skill.security_requirements]
     return out
 
 
-def decode_skill(value: Any) -> AgentSkill:
+def decode_skill(value: Any) -> m.AgentSkill:
     d = obj(value)
-    return AgentSkill(
+    return m.AgentSkill(
         id=ident(d, "id"),
         name=ident(d, "name"),
         description=text(d, "description"),
@@ -167,25 +142,18 @@ def decode_skill(value: Any) -> AgentSkill:
     )
 
 
-def encode_provider(provider: AgentProvider) -> Obj:
+def encode_provider(provider: m.AgentProvider) -> Obj:
     return {"organization": provider.organization, "url": provider.url}
 
 
-def decode_provider(value: Any) -> AgentProvider:
+def decode_provider(value: Any) -> m.AgentProvider:
     d = obj(value)
-    return AgentProvider(organization=ident(d, "organization"), url=ident(d, "url"))
+    return m.AgentProvider(organization=ident(d, "organization"), url=ident(d, "url"))
 
 
-def encode_signature(signature: AgentCardSignature) -> Obj:
-    out: Obj = {"protected": signature.protected, "signature": signature.signature}
-    if signature.header is not None:
-        out["header"] = json_object(signature.header)
-    return out
-
-
-def decode_signature(value: Any) -> AgentCardSignature:
+def decode_signature(value: Any) -> m.AgentCardSignature:
     d = obj(value)
-    return AgentCardSignature(
+    return m.AgentCardSignature(
         protected=ident(d, "protected"),
         signature=ident(d, "signature"),
         header=optional_metadata(d.get("header"), "header"),
@@ -195,13 +163,13 @@ def decode_signature(value: Any) -> AgentCardSignature:
 # --- the card ------------------------------------------------------------------------------
 
 
-def card_interfaces(card: AgentCard) -> list[AgentInterface]:
+def card_interfaces(card: m.AgentCard) -> list[m.AgentInterface]:
     """The interfaces a 0.3 card lists: those of a 0.x protocol version, else all."""
     legacy = [i for i in card.supported_interfaces if i.protocol_version.startswith("0.")]
     return legacy or list(card.supported_interfaces)
 
 
-def encode_card(card: AgentCard) -> Obj:
+def encode_card(card: m.AgentCard) -> Obj:
     """The first 0.3 interface is `url` + `preferredTransport`; with several, all of them
     (the first included) are `additionalInterfaces`."""
     interfaces = card_interfaces(card)
@@ -219,23 +187,16 @@ def encode_card(card: AgentCard) -> Obj:
         out["additionalInterfaces"] = [encode_interface(i) for i in interfaces]
     if card.icon_url is not None:
         out["iconUrl"] = card.icon_url
-    if card.provider is not None:
-        out["provider"] = encode_provider(card.provider)
-    out["version"] = card.version
-    if card.documentation_url is not None:
-        out["documentationUrl"] = card.documentation_url
-    out["capabilities"] = encode_capabilities(card.capabilities)
+    common.add_card_body(card, out, encode_provider, encode_capabilities)
     return _encode_card_rest(card, out)
 
 
-def _encode_card_rest(card: AgentCard, out: Obj) -> Obj:
+def _encode_card_rest(card: m.AgentCard, out: Obj) -> Obj:
     if card.security_schemes:
         out["securitySchemes"] = encode_schemes(card.security_schemes)
     if card.security_requirements:
         out["security"] = [encode_requirement(r) for r in card.security_requirements]
-    out["defaultInputModes"] = list(card.default_input_modes)
-    out["defaultOutputModes"] = list(card.default_output_modes)
-    out["skills"] = [encode_skill(s) for s in card.skills]
+    common.add_card_skills(card, out, encode_skill)
     extended = card.capabilities.extended_agent_card
     if extended is not None:
         out[EXTENDED_CARD_FLAG] = extended
@@ -244,10 +205,10 @@ def _encode_card_rest(card: AgentCard, out: Obj) -> Obj:
     return out
 
 
-def _decode_interfaces(d: Obj) -> tuple[AgentInterface, ...]:
+def _decode_interfaces(d: Obj) -> tuple[m.AgentInterface, ...]:
     """The main interface, then every additional one that is not a repeat of an earlier one."""
     transport = d.get("preferredTransport")
-    main = AgentInterface(
+    main = m.AgentInterface(
         url=ident(d, "url"),
         protocol_binding=DEFAULT_TRANSPORT if transport is None else ident(d, "preferredTransport"),
         protocol_version=INTERFACE_VERSION,
@@ -259,7 +220,7 @@ def _decode_interfaces(d: Obj) -> tuple[AgentInterface, ...]:
     return tuple(out)
 
 
-def decode_card(value: Any) -> AgentCard:
+def decode_card(value: Any) -> m.AgentCard:
     """Every interface gets protocol version 0.3, whatever `protocolVersion` says (the
     card is read as a 0.3 card); `supportsAuthenticatedExtendedCard` becomes
     `capabilities.extended_agent_card`."""
@@ -271,7 +232,7 @@ def decode_card(value: Any) -> AgentCard:
         capabilities = msgspec.structs.replace(capabilities, extended_agent_card=extended)
     provider = d.get("provider")
     schemes = d.get("securitySchemes")
-    return AgentCard(
+    return m.AgentCard(
         name=ident(d, "name"),
         description=text(d, "description"),
         version=ident(d, "version"),

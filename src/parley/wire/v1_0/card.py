@@ -16,11 +16,9 @@ from parley.model import (
     AgentSkill,
     SecurityScheme,
 )
-from parley.wire.protojson.fields import (
-    free,
-    obj,
-    required,
-)
+from parley.wire import card_fields
+from parley.wire.card_fields import add_card_body, add_card_skills, extension_fields, skill_fields
+from parley.wire.protojson.fields import obj, required
 from parley.wire.reader import (
     Obj,
     fail,
@@ -40,6 +38,9 @@ from parley.wire.v1_0.security import (
     encode_requirement,
     encode_scheme,
 )
+
+encode_signature = card_fields.encode_signature
+"""A signature is spelt alike in both versions."""
 
 
 def encode_interface(interface: AgentInterface) -> Obj:
@@ -70,14 +71,7 @@ def decode_provider(value: Any) -> AgentProvider:
 
 
 def encode_extension(extension: AgentExtension) -> Obj:
-    out: Obj = {"uri": extension.uri} if extension.uri else {}
-    if extension.description:
-        out["description"] = extension.description
-    if extension.required:
-        out["required"] = True
-    if extension.params is not None:
-        out["params"] = free(extension.params)
-    return out
+    return extension_fields(extension, {"uri": extension.uri} if extension.uri else {})
 
 
 def decode_extension(value: Any) -> AgentExtension:
@@ -116,18 +110,7 @@ def decode_capabilities(value: Any) -> AgentCapabilities:
 
 
 def encode_skill(skill: AgentSkill) -> Obj:
-    out: Obj = {
-        "id": skill.id,
-        "name": skill.name,
-        "description": skill.description,
-        "tags": list(skill.tags),
-    }
-    if skill.examples:
-        out["examples"] = list(skill.examples)
-    if skill.input_modes:
-        out["inputModes"] = list(skill.input_modes)
-    if skill.output_modes:
-        out["outputModes"] = list(skill.output_modes)
+    out = skill_fields(skill)
     if skill.security_requirements:
         out["securityRequirements"] = [encode_requirement(r) for r in skill.security_requirements]
     return out
@@ -152,13 +135,6 @@ def decode_skill(value: Any) -> AgentSkill:
     )
 
 
-def encode_signature(signature: AgentCardSignature) -> Obj:
-    out: Obj = {"protected": signature.protected, "signature": signature.signature}
-    if signature.header is not None:
-        out["header"] = free(signature.header)
-    return out
-
-
 def decode_signature(value: Any) -> AgentCardSignature:
     d = obj(value)
     return AgentCardSignature(
@@ -174,19 +150,12 @@ def encode_card(card: AgentCard) -> Obj:
         "description": card.description,
         "supportedInterfaces": [encode_interface(i) for i in card.supported_interfaces],
     }
-    if card.provider is not None:
-        out["provider"] = encode_provider(card.provider)
-    out["version"] = card.version
-    if card.documentation_url is not None:
-        out["documentationUrl"] = card.documentation_url
-    out["capabilities"] = encode_capabilities(card.capabilities)
+    add_card_body(card, out, encode_provider, encode_capabilities)
     if card.security_schemes:
         out["securitySchemes"] = {k: encode_scheme(v) for k, v in card.security_schemes.items()}
     if card.security_requirements:
         out["securityRequirements"] = [encode_requirement(r) for r in card.security_requirements]
-    out["defaultInputModes"] = list(card.default_input_modes)
-    out["defaultOutputModes"] = list(card.default_output_modes)
-    out["skills"] = [encode_skill(skill) for skill in card.skills]
+    add_card_skills(card, out, encode_skill)
     if card.signatures:
         out["signatures"] = [encode_signature(s) for s in card.signatures]
     if card.icon_url is not None:
