@@ -22,6 +22,7 @@ from parley.server.stores.base import (
     TaskPage,
 )
 from parley.server.stores.memory_outbox import InMemoryOutbox
+from parley.server.stores.memory_packed import PackedTask, kept
 
 
 def _utc_now() -> datetime:
@@ -31,7 +32,8 @@ def _utc_now() -> datetime:
 class InMemoryTaskStore:
     """Tasks in a dict per scope (tenant, caller), keyed by task id: the key is the task's
     own id string, so a stored task costs no key of its own; beside each, when it was last
-    written (what a purge compares). `push_configs`, when given, loses the
+    written (what a purge compares). A finished task is kept packed (`memory_packed`:
+    about half the memory; a read unpacks it). `push_configs`, when given, loses the
     configs of the tasks a purge deletes."""
 
     def __init__(
@@ -40,7 +42,7 @@ class InMemoryTaskStore:
         push_configs: InMemoryPushConfigStore | None = None,
         clock: Callable[[], datetime] = _utc_now,
     ) -> None:
-        self._tasks: dict[Scope, dict[str, StoredTask]] = {}
+        self._tasks: dict[Scope, dict[str, StoredTask | PackedTask]] = {}
         self._updated: dict[Scope, dict[str, datetime]] = {}
         self.push_configs = push_configs
         self.clock = clock
@@ -67,7 +69,7 @@ class InMemoryTaskStore:
             for config, protocol in configs:
                 self.push_configs.set(scope, config, protocol)
         stored = StoredTask(task=task, version=1)
-        tasks[task.id] = stored
+        tasks[task.id] = kept(stored)
         self._updated[scope][task.id] = now = self.clock()
         self._notify(scope, task, 1, None, now)
         return stored
@@ -76,8 +78,11 @@ class InMemoryTaskStore:
         self, scope: Scope, task_id: str, *, history_length: int | None = None
     ) -> StoredTask | None:
         tasks = self._tasks.get(scope)
-        stored = tasks.get(task_id) if tasks is not None else None
-        if stored is None or history_length is None:
+        found = tasks.get(task_id) if tasks is not None else None
+        if found is None:
+            return None
+        stored = found.unpacked() if isinstance(found, PackedTask) else found
+        if history_length is None:
             return stored
         return StoredTask(
             task=history.trim_history(stored.task, history_length), version=stored.version
@@ -91,7 +96,7 @@ class InMemoryTaskStore:
         if tasks is None or current is None or current.version != expected_version:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
         stored = StoredTask(task=task, version=expected_version + 1)
-        tasks[task.id] = stored
+        tasks[task.id] = kept(stored)
         self._updated[scope][task.id] = now = self.clock()
         self._notify(scope, task, stored.version, events, now)
         return stored
@@ -115,16 +120,15 @@ class InMemoryTaskStore:
             self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
-        matching = [
-            stored.task
-            for stored in self._tasks.get(scope, {}).values()
-            if _matches(stored.task, request)
+        tasks = self._tasks.get(scope, {})
+        matching = [  # a packed task's head (enough to match and order it)
+            stored.task for stored in tasks.values() if _matches(stored.task, request)
         ]
         ordered = paging.sort_tasks(matching)
         cursor = paging.decode_page_token(request.page_token) if request.page_token else None
         page, next_cursor = paging.page(ordered, cursor, page_size)
         token = paging.encode_page_token(next_cursor) if next_cursor else ""
-        shaped = tuple(_shaped(task, request) for task in page)
+        shaped = tuple(_shaped(_whole(tasks[task.id]), request) for task in page)
         return TaskPage(tasks=shaped, next_page_token=token, total_size=len(matching))
 
     # ----------------------------------------------------------------- lifecycle
@@ -170,6 +174,10 @@ class InMemoryTaskStore:
 
 def _nothing() -> None:
     pass
+
+
+def _whole(stored: StoredTask | PackedTask) -> Task:
+    return stored.unpacked().task if isinstance(stored, PackedTask) else stored.task
 
 
 def _shaped(task: Task, request: ListTasksRequest) -> Task:
