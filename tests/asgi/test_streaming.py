@@ -216,6 +216,27 @@ async def test_keep_alive_comment_in_silence(serve: Serve, handler: FakeHandler)
     await eventually(lambda: handler.streams[-1].closed)
 
 
+async def test_disconnect_after_keep_alives_closes_the_handler_iterator(
+    serve: Serve, handler: FakeHandler
+) -> None:
+    """The keep-alive timer interrupts the watcher's `receive()` to write each comment;
+    the watcher listens again after, so a client leaving later is still seen."""
+    url = serve(build_app(handler, keepalive_seconds=0.02))
+    seen = b""
+    async with (
+        httpx.AsyncClient(base_url=url, timeout=10) as client,
+        client.stream(
+            "POST", "/", json=rpc("SendStreamingMessage", send_params(V10, "hang")), headers=V1
+        ) as response,
+    ):
+        async for chunk in response.aiter_bytes():
+            seen += chunk
+            if seen.count(b": keep-alive\n\n") >= 3:
+                break
+    await eventually(lambda: handler.streams[-1].closed)
+    assert handler.streams[-1].cancelled
+
+
 async def _disconnect_after_first_event(
     url: str, method: str, path: str, body: Any, headers: dict[str, str]
 ) -> None:

@@ -57,10 +57,30 @@ class _Stream:
     """One SSE response in progress.
 
     Theory of operation: the events are pulled in the request's own task (no task per
-    event). A watcher task listens for the client's disconnect — and, in silences,
-    writes keep-alive comments under the write lock; on disconnect it cancels the
-    request's task, which `run` recognises as the client leaving (not a shutdown).
+    event). A watcher task listens for the client's disconnect; on disconnect it cancels
+    the request's task, which `stream` recognises as the client leaving (not a shutdown).
+    Keep-alives are a timer (`loop.call_later`), not a timeout around each `receive()`:
+    when one is due the timer interrupts the watcher's `receive()`, which writes the
+    comment under the write lock and listens again.
     """
+
+    __slots__ = (
+        "due",
+        "ending",
+        "events",
+        "exchange",
+        "framing",
+        "gone",
+        "keepalive",
+        "last_write",
+        "lock",
+        "loop",
+        "numbered",
+        "owner",
+        "started",
+        "timer",
+        "watcher",
+    )
 
     def __init__(
         self,
@@ -82,7 +102,11 @@ class _Stream:
         self.lock = asyncio.Lock()
         self.loop = asyncio.get_running_loop()
         self.last_write = self.loop.time()
+        self.due = False
+        """A keep-alive is due: the watcher's `receive()` was cancelled to write it."""
+        self.timer: asyncio.TimerHandle | None = None
         self.watcher: asyncio.Task[None] = asyncio.ensure_future(self._watch())
+        self._arm()
 
     async def _watch(self) -> None:
         """Until the client leaves or `finish`. `finish` sets `ending` before it cancels
@@ -91,11 +115,17 @@ class _Stream:
         receive = self.exchange.receive
         while not self.ending:
             try:
-                async with asyncio.timeout(self._silence()):
-                    message = await receive()
-            except TimeoutError:
-                if not await self._keep_alive():
+                message = await receive()
+            except asyncio.CancelledError:
+                if self.ending or not self.due:
+                    raise
+                self.due = False  # the timer's cancel, not `finish`'s: write the comment
+                watcher = asyncio.current_task()
+                if watcher is not None:
+                    watcher.uncancel()
+                if not await self.write(sse.comment()):
                     break
+                self._arm()
                 continue
             if message["type"] == "http.disconnect":
                 break
@@ -105,28 +135,28 @@ class _Stream:
         if not self.ending and self.owner is not None:
             self.owner.cancel()
 
-    def _silence(self) -> float | None:
-        """How long until a keep-alive may be due (None: keep-alives are off)."""
+    def _arm(self) -> None:
+        """Set the keep-alive timer for when the stream will have been silent for the
+        keep-alive period (none when keep-alives are off)."""
         if self.keepalive is None:
-            return None
-        if not self.started:
-            return self.keepalive
-        return max(0.01, self.last_write + self.keepalive - self.loop.time())
+            return
+        delay = self.keepalive
+        if self.started:
+            delay = max(0.01, self.last_write + delay - self.loop.time())
+        self.timer = self.loop.call_later(delay, self._tick)
 
-    async def _keep_alive(self) -> bool:
-        """A comment if the stream has been silent for the keep-alive period; False if
-        the client is gone. Nothing is written before the response has started."""
+    def _tick(self) -> None:
+        """The timer: a comment is due if the stream has been silent for the keep-alive
+        period (nothing is written before the response has started); else wait on."""
+        self.timer = None
+        if self.ending or self.watcher.done():
+            return
         assert self.keepalive is not None
         if self.started and self.loop.time() - self.last_write >= self.keepalive - 0.005:
-            return await self.write(sse.comment())
-        return True
-
-    async def next(self) -> StreamEvent | None:
-        """The next event, None at the end (raises what the handler raised)."""
-        try:
-            return await anext(self.events)
-        except StopAsyncIteration:
-            return None
+            self.due = True
+            self.watcher.cancel()  # the watcher writes it (`_watch`), then re-arms
+        else:
+            self._arm()
 
     async def write(self, chunk: bytes, more: bool = True) -> bool:
         """Send a piece of the body; False if the client is gone."""
@@ -154,22 +184,25 @@ class _Stream:
 
     async def pump(self) -> None:
         """Frames until the stream ends, fails or the client leaves; then end the body."""
+        events = self.events
         while True:
             try:
-                event = await self.next()
+                event = await anext(events)  # no frame of ours between this and the handler's
+            except StopAsyncIteration:
+                await self.write(b"", more=False)
+                return
             except Exception as exc:
                 await self.write(
                     self.framing.error(to_a2a_error(exc, "an event stream")), more=False
                 )
-                return
-            if event is None:
-                await self.write(b"", more=False)
                 return
             if not await self.emit(event):
                 return
 
     async def finish(self) -> None:
         self.ending = True
+        if self.timer is not None:
+            self.timer.cancel()
         self.watcher.cancel()
         await asyncio.gather(self.watcher, return_exceptions=True)
         await _close(self.events)
@@ -211,7 +244,7 @@ async def stream(
     run = _Stream(exchange, events, framing, keepalive)
     try:
         try:
-            first = await run.next()
+            first = await anext(events, None)
         except Exception as exc:
             error = to_a2a_error(exc, "an event stream")
             if not early_error_in_stream:
