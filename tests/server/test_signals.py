@@ -35,7 +35,7 @@ def test_clear_makes_the_next_wait_block_until_set_again() -> None:
         signal = Signal()
         signal.set()
         signal.clear()
-        waiting = asyncio.create_task(signal.wait())
+        waiting = asyncio.ensure_future(signal.wait())
         await asyncio.sleep(0)
         blocked = not waiting.done()
         signal.set()
@@ -48,8 +48,8 @@ def test_clear_makes_the_next_wait_block_until_set_again() -> None:
 def test_a_cancelled_waiter_is_skipped_and_forgotten() -> None:
     async def scenario() -> tuple[bool, bool]:
         signal = Signal()
-        gone = asyncio.create_task(signal.wait())
-        staying = asyncio.create_task(signal.wait())
+        gone = asyncio.ensure_future(signal.wait())
+        staying = asyncio.ensure_future(signal.wait())
         await asyncio.sleep(0)
         gone.cancel()
         signal.set()  # the cancelled waiter's future is done: skipped
@@ -60,7 +60,7 @@ def test_a_cancelled_waiter_is_skipped_and_forgotten() -> None:
         except asyncio.CancelledError:
             cancelled = True
         signal.clear()
-        later = asyncio.create_task(signal.wait())  # no stale waiter left to wake
+        later = asyncio.ensure_future(signal.wait())  # no stale waiter left to wake
         await asyncio.sleep(0)
         still_waiting = not later.done()
         signal.set()

@@ -31,15 +31,14 @@ from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
-    Generator,
     Iterable,
 )
-from typing import Protocol, cast
+from typing import Protocol
 
 from parley.model import SendMessageRequest, StreamEvent, Task
 from parley.protocol.errors import A2AError, InternalError
 from parley.server.context import CallContext
-from parley.server.signals import Signal
+from parley.server.signals import DONE, Signal
 from parley.server.stores.base import TaskKey
 
 Entry = tuple[int | None, StreamEvent]
@@ -278,19 +277,6 @@ async def _nothing(key: TaskKey) -> None:
 
 async def _not_taken(key: TaskKey, request: SendMessageRequest, ctx: CallContext) -> Turn:
     raise InternalError("This replica takes no follow-ups")
-
-
-class _Done:
-    """An awaitable that is done at once, with None."""
-
-    __slots__ = ()
-
-    def __await__(self) -> Generator[None, None, None]:
-        return _EXHAUSTED  # no generator made per await
-
-
-_EXHAUSTED = cast("Generator[None, None, None]", iter(()))
-DONE: Awaitable[None] = _Done()
 
 
 class Broker(Protocol):

@@ -2,6 +2,13 @@
 calls the function the message routes to; its result completes the task, its yielded
 chunks stream as one artifact; a function that awaits `task.ask(...)` stays suspended
 between runs and the follow-up message resumes it, in the same coroutine.
+
+Theory of operation. Called by the task runner itself, a new function runs in the run's
+own asyncio task; when it pauses, it tells the runner (`end_run` on the sink)
+that the run is over, and the task goes on, holding it. Otherwise (a wrapper between runner
+and executor, which must see each run end), a driver task runs it and `execute` waits
+for it to pause or end. A follow-up resumes a suspended function in whichever task holds
+it and waits likewise.
 """
 
 from __future__ import annotations
@@ -24,15 +31,31 @@ AgentFunction: TypeAlias = Callable[[TaskContext], Any]
 """`(task) -> Content | Message`, sync or async, or an async generator of Content."""
 
 
-@dataclass
+_NO_SCOPES: frozenset[str] = frozenset()
+"""One for all (each `frozenset()` is a new 216-byte object)."""
+
+
+@dataclass(slots=True)
 class _Session:
     """One running agent function, possibly suspended waiting for the user."""
 
     context: TaskContext
-    scopes: frozenset[str] = frozenset()
+    scopes: frozenset[str] = _NO_SCOPES
     driver: asyncio.Task[None] | None = None
+    """The asyncio task the function runs in (a run's own, or one of its own)."""
     paused: Signal = field(default_factory=Signal)
     error: BaseException | None = None
+    over: bool = False
+    """The function has returned (or raised)."""
+    ends_run: Callable[[], None] | None = None
+    """While it runs in the task of the run that started it: what ends that run."""
+
+    def pause(self) -> None:
+        """The function waits for the user's next message."""
+        self.paused.set()
+        ends_run, self.ends_run = self.ends_run, None
+        if ends_run is not None:
+            ends_run()
 
 
 class FunctionExecutor:
@@ -74,32 +97,44 @@ class FunctionExecutor:
             )
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        session = self._sessions.get(context.task_id)
+        task_id = context.task_id
+        session = self._sessions.get(task_id)
         if session is None or not session.context._resume(context, events):
-            session = self._start(context, events)
+            session, function = self._open(context, events)
+            end_run: Callable[[], None] | None = getattr(events, "end_run", None)
+            if end_run is not None and getattr(events, "executor", None) is self:
+                # In this, the run's task. Its error is this run's, unless it paused first
+                # (then the run that resumed it reports it).
+                session.driver, session.ends_run = asyncio.current_task(), end_run
+                try:
+                    await self._drive(function, session)
+                finally:
+                    if self._sessions.get(task_id) is session:
+                        del self._sessions[task_id]
+                if session.ends_run is not None and session.error is not None:
+                    raise session.error
+                return
+            session.driver = asyncio.get_running_loop().create_task(self._drive(function, session))
         session.paused.clear()
         try:
             await session.paused.wait()
         except asyncio.CancelledError:
             await self._stop(context.task_id)
             raise
-        if session.driver is not None and session.driver.done():
+        if session.over:
             self._sessions.pop(context.task_id, None)
             if session.error is not None:
                 raise session.error
 
-    def _start(self, context: RequestContext, events: EventSink) -> _Session:
+    def _open(self, context: RequestContext, events: EventSink) -> tuple[_Session, AgentFunction]:
+        """A new session, and the function it runs."""
         self.admit(context.call, context.message, context.metadata)  # for other handlers too
         function = self._route(context)
-        paused = Signal()
-        session = _Session(
-            TaskContext(context, events, on_pause=paused.set),
-            scopes=self._scopes(context.message, context.metadata),
-            paused=paused,
-        )
+        scopes = self._scopes(context.message, context.metadata)
+        session = _Session(TaskContext(context, events), scopes)
+        session.context._on_pause = session.pause
         self._sessions[context.task_id] = session
-        session.driver = asyncio.get_running_loop().create_task(self._drive(function, session))
-        return session
+        return session, function
 
     async def _drive(self, function: AgentFunction, session: _Session) -> None:
         task = session.context
@@ -120,6 +155,7 @@ class FunctionExecutor:
         except BaseException as exc:  # reported by execute, which fails the task
             session.error = exc
         finally:
+            session.over = True
             session.paused.set()
 
     async def _stop(self, task_id: str) -> None:
@@ -146,7 +182,7 @@ class FunctionExecutor:
 
 
 def _no_scopes(message: Message, metadata: Mapping[str, Any] | None) -> frozenset[str]:
-    return frozenset()
+    return _NO_SCOPES
 
 
 async def _finish(task: TaskContext, result: Any) -> None:

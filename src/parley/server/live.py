@@ -1,18 +1,23 @@
-"""The in-process state of a task being worked on (`LiveTask`), and the runner's default
-clock and id source. No I/O."""
+"""The in-process state of a task being worked on (`LiveTask`), the sink of one of its runs
+(`RunSink`), and the runner's default clock and id source. No I/O."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from parley.model import Message, Task, TaskState
+from parley.model import Message, StreamEvent, Task, TaskState
 from parley.protocol.errors import A2AError
 from parley.server.broker import ReplayWindow
 from parley.server.signals import Signal
 from parley.server.stores.base import InlineConfigs, TaskKey
+
+if TYPE_CHECKING:
+    from parley.server.runner import TaskRunner
 
 
 def utc_now() -> datetime:
@@ -63,3 +68,31 @@ class LiveTask:
         advances (0 before the task exists). Streams number their events with it."""
         task = self.task
         return 0 if task is None else task.generation
+
+
+class RunSink:
+    """The EventSink an executor gets for one run: every emit goes through the runner.
+    `end_run` ends the run at once, even while its asyncio task goes on, holding an agent
+    function that waits for the user (`FunctionExecutor`, if called by the runner itself:
+    `executor`). One asyncio task per run, not one for the run and one for the function."""
+
+    __slots__ = ("_live", "_runner", "ended", "executor")
+
+    def __init__(self, runner: TaskRunner, live: LiveTask) -> None:
+        self._runner = runner
+        self._live = live
+        self.executor = runner.executor
+        self.ended = False
+
+    def emit(self, event: StreamEvent) -> Coroutine[None, None, None]:
+        return self._runner.emit(self._live, event)
+
+    def ended_task(self, run: asyncio.Task[None]) -> None:
+        if not self.ended:  # else `end_run` recorded the run's end
+            self._runner._after_run(self._live, run)
+
+    def end_run(self) -> None:
+        run = asyncio.current_task()
+        if not self.ended and run is not None:
+            self.ended = True  # the task's end then concerns no run (`start_run`, `_run`)
+            self._runner._after_run(self._live, run)

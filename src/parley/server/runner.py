@@ -10,7 +10,9 @@ its events, the latest snapshot and store version, the agent's asyncio task, and
 agent may answer with a direct Message and leave no task behind — except for a
 non-blocking send, which must return the created task at once. Every agent run is
 owned by the runner (`shutdown` cancels and awaits them); a run that ends while its
-task is still active fails the task, so no stream or blocking send waits forever.
+task is still active fails the task, so no stream or blocking send waits forever. A run
+ends as its coroutine returns, or when the agent function it runs pauses for the user
+(`RunSink.end_run`): its asyncio task then goes on, holding the function for a later run.
 A save refused as stale (the store is ahead: it completed a write whose caller was
 cancelled, or another process wrote) is re-read, re-folded and saved again
 (`_rebase`); a cancel stops the run under the lock, so never inside a write.
@@ -28,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -54,11 +56,12 @@ from parley.protocol.errors import (
     TaskNotCancelableError,
     TaskNotFoundError,
 )
-from parley.server.broker import DONE, Broker, Entry, ReplayWindow, Subscription
+from parley.server.broker import Broker, Entry, ReplayWindow, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
-from parley.server.live import LiveTask, new_id, untouched, utc_now
+from parley.server.live import LiveTask, RunSink, new_id, untouched, utc_now
 from parley.server.log_context import TASK_IDS
+from parley.server.signals import DONE
 from parley.server.stores.base import StaleWriteError, StoredTask, TaskKey, TaskStore
 
 if TYPE_CHECKING:
@@ -70,19 +73,6 @@ _UPDATES = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 _EMPTY = Message(message_id="", role=Role.USER, parts=(TextPart(text=""),))
 _REBASES = 8
 """Attempts at folding an event onto a task the store holds at a newer version."""
-
-
-class _Sink:
-    """The EventSink an executor gets: every emit goes through the runner."""
-
-    __slots__ = ("_live", "_runner")
-
-    def __init__(self, runner: TaskRunner, live: LiveTask) -> None:
-        self._runner = runner
-        self._live = live
-
-    def emit(self, event: StreamEvent) -> Coroutine[None, None, None]:
-        return self._runner.emit(self._live, event)
 
 
 class TaskRunner:
@@ -187,8 +177,9 @@ class TaskRunner:
         """Run the agent on `context` (the caller holds `live`, its lease claimed): what
         `begin` does once the message is recorded, and a failover's rerun."""
         live.users += 1  # the run holds the live task until it ends
-        run = asyncio.get_running_loop().create_task(self._run(live, context))
-        run.add_done_callback(lambda finished: self._after_run(live, finished))
+        sink = RunSink(self, live)
+        run = asyncio.get_running_loop().create_task(self._run(live, context, sink))
+        run.add_done_callback(sink.ended_task)
         live.run = run
         if self.caps is not None:
             self.caps.started(run, context.call)
@@ -206,10 +197,10 @@ class TaskRunner:
             self.broker.released(live.key)  # lease: it runs out, and the task is recovered
         self.release(live)
 
-    async def _run(self, live: LiveTask, context: RequestContext) -> None:
+    async def _run(self, live: LiveTask, context: RequestContext, sink: RunSink) -> None:
         TASK_IDS.set((context.task_id, context.context_id))  # for log lines (log_context)
         try:
-            await self.executor.execute(context, _Sink(self, live))
+            await self.executor.execute(context, sink)
         except asyncio.CancelledError:
             raise
         except A2AError as exc:
@@ -219,7 +210,9 @@ class TaskRunner:
             log.exception("agent failed on task %s", live.key.task_id)
             await self._fail(live, "The agent failed while working on this task")
         else:
-            await self._finish(live)
+            if not sink.ended:  # (ended: its function, resumed by later runs, ended there)
+                await self._finish(live)
+        sink.end_run()  # recorded now (a cancelled run: once its task is done)
 
     async def _finish(self, live: LiveTask) -> None:
         """A run that returns with its task still active fails it: nothing waits forever."""
