@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -96,35 +96,31 @@ class FunctionExecutor:
                 f"This skill needs the scopes: {', '.join(sorted(missing))}"
             )
 
-    async def execute(self, context: RequestContext, events: EventSink) -> None:
-        task_id = context.task_id
-        session = self._sessions.get(task_id)
-        if session is None or not session.context._resume(context, events):
-            session, function = self._open(context, events)
-            end_run: Callable[[], None] | None = getattr(events, "end_run", None)
-            if end_run is not None and getattr(events, "executor", None) is self:
-                # In this, the run's task. Its error is this run's, unless it paused first
-                # (then the run that resumed it reports it).
-                session.driver, session.ends_run = asyncio.current_task(), end_run
-                try:
-                    await self._drive(function, session)
-                finally:
-                    if self._sessions.get(task_id) is session:
-                        del self._sessions[task_id]
-                if session.ends_run is not None and session.error is not None:
-                    raise session.error
-                return
-            session.driver = asyncio.get_running_loop().create_task(self._drive(function, session))
+    def execute(self, context: RequestContext, events: EventSink) -> Coroutine[Any, Any, None]:
+        """(No coroutine function: a new function run in the run's own task is awaited by
+        the run directly, with no frame of `execute` in between.)"""
+        session = self._sessions.get(context.task_id)
+        if session is not None and session.context._resume(context, events):
+            return self._follow(session)
+        session, function = self._open(context, events)
+        driving = self._drive(function, session)
+        end_run: Callable[[], None] | None = getattr(events, "end_run", None)
+        if end_run is not None and getattr(events, "executor", None) is self:
+            session.driver, session.ends_run = asyncio.current_task(), end_run
+            return driving
+        session.driver = asyncio.get_running_loop().create_task(driving)
+        return self._follow(session)
+
+    async def _follow(self, session: _Session) -> None:
+        """Until the function, running in another task, pauses or ends; its error."""
         session.paused.clear()
         try:
             await session.paused.wait()
         except asyncio.CancelledError:
-            await self._stop(context.task_id)
+            await self._stop(session.context.task_id)
             raise
-        if session.over:
-            self._sessions.pop(context.task_id, None)
-            if session.error is not None:
-                raise session.error
+        if session.over and session.error is not None:
+            raise session.error
 
     def _open(self, context: RequestContext, events: EventSink) -> tuple[_Session, AgentFunction]:
         """A new session, and the function it runs."""
@@ -152,11 +148,15 @@ class FunctionExecutor:
             await task._status(TaskState.FAILED, str(exc))
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:  # reported by execute, which fails the task
+        except BaseException as exc:  # this run's error, or the resuming run's (`_follow`)
             session.error = exc
         finally:
             session.over = True
+            if self._sessions.get(task.task_id) is session:
+                del self._sessions[task.task_id]
             session.paused.set()
+        if session.ends_run is not None and session.error is not None:
+            raise session.error  # run in its run's own task, and never paused
 
     async def _stop(self, task_id: str) -> None:
         session = self._sessions.pop(task_id, None)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from parley.model import Message, StreamEvent, Task, TaskState
@@ -18,6 +19,9 @@ from parley.server.stores.base import InlineConfigs, TaskKey
 
 if TYPE_CHECKING:
     from parley.server.runner import TaskRunner
+
+
+_NO_OPTIONS: Mapping[str, InlineConfigs] = MappingProxyType({})
 
 
 def utc_now() -> datetime:
@@ -46,8 +50,7 @@ class LiveTask:
     reply: Message | None = None
     run: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Held by a follow-up from its checks until its run has started."""
+    turn_lock: asyncio.Lock | None = None
     settled: Signal = field(default_factory=Signal)
     users: int = 0
     cancelling: bool = False
@@ -56,11 +59,20 @@ class LiveTask:
     error: A2AError | None = None
     """What ended the last run with an error (a blocking send's answer when it left no
     task, e.g. the store was unreachable)."""
-    creating: dict[str, InlineConfigs] = field(default_factory=dict)
+    creating: Mapping[str, InlineConfigs] = field(default_factory=lambda: _NO_OPTIONS)
     """`TaskStore.create`'s options for the pending task: `configs`, push configs to set
     in its creation's transaction."""
     window: ReplayWindow | None = None
     """From the first subscription on, the last `replay_limit` events (0: no window)."""
+
+    @property
+    def turn(self) -> asyncio.Lock:
+        """Held by a follow-up from its checks until its run has started (made for the
+        first follow-up: most tasks have none)."""
+        turn = self.turn_lock
+        if turn is None:
+            turn = self.turn_lock = asyncio.Lock()
+        return turn
 
     @property
     def sequence(self) -> int:
