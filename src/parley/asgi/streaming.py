@@ -182,22 +182,26 @@ class _Stream:
             return False
         return await self.write(chunk)
 
-    async def pump(self) -> None:
-        """Frames until the stream ends, fails or the client leaves; then end the body."""
-        events = self.events
-        while True:
-            try:
-                event = await anext(events)  # no frame of ours between this and the handler's
-            except StopAsyncIteration:
-                await self.write(b"", more=False)
-                return
-            except Exception as exc:
-                await self.write(
-                    self.framing.error(to_a2a_error(exc, "an event stream")), more=False
-                )
-                return
-            if not await self.emit(event):
-                return
+    async def open(
+        self, headers: Iterable[tuple[str, str]], early_error_in_stream: bool
+    ) -> StreamEvent | None:
+        """The first event, with the response started for it; None if the stream is over
+        already: it had no event (the body is ended), or it failed (see `stream`)."""
+        try:
+            first = await anext(self.events, None)
+        except Exception as exc:
+            error = to_a2a_error(exc, "an event stream")
+            if not early_error_in_stream:
+                raise error from None
+            await fail(self.exchange, self.framing, error, headers)
+            return None
+        await self.exchange.send(
+            {"type": "http.response.start", "status": 200, "headers": _head(headers)}
+        )
+        self.started = True
+        if first is None:
+            await self.write(b"", more=False)
+        return first
 
     async def finish(self) -> None:
         self.ending = True
@@ -243,23 +247,18 @@ async def stream(
     the watcher is cancelled and awaited, and the iterator is closed."""
     run = _Stream(exchange, events, framing, keepalive)
     try:
-        try:
-            first = await anext(events, None)
-        except Exception as exc:
-            error = to_a2a_error(exc, "an event stream")
-            if not early_error_in_stream:
-                raise error from None
-            await fail(exchange, framing, error, headers)
-            return
-        await exchange.send(
-            {"type": "http.response.start", "status": 200, "headers": _head(headers)}
-        )
-        run.started = True
-        if first is None:
-            await run.write(b"", more=False)
-            return
-        if await run.emit(first):
-            await run.pump()
+        event = await run.open(headers, early_error_in_stream)
+        # Frames until the stream ends, fails or the client leaves, pulled right here: no
+        # frame of ours between this function and the handler's iterator while it waits.
+        while event is not None and await run.emit(event):
+            try:
+                event = await anext(events)
+            except StopAsyncIteration:
+                await run.write(b"", more=False)
+                return
+            except Exception as exc:
+                await run.write(framing.error(to_a2a_error(exc, "an event stream")), more=False)
+                return
     except asyncio.CancelledError:
         if not run.gone:
             raise  # a shutdown, not the client leaving
