@@ -75,6 +75,17 @@ def agent_message(content: Content, *, context_id: str = "", task_id: str = "") 
 class TaskContext:
     """The agent's handle on one task. Methods that change the task are coroutines."""
 
+    __slots__ = (
+        "_on_pause",
+        "_reply",
+        "_request",
+        "_sink",
+        "acted",
+        "before_status",
+        "finished",
+        "message",
+    )
+
     def __init__(
         self,
         request: RequestContext,
