@@ -88,7 +88,9 @@ async def serving(
     services = []
     for _ in range(count):
         tasks, configs = open_store(store_url)
-        broker = RedisBus(REDIS, prefix=prefix, **bus)  # type: ignore[arg-type]
+        # Its connections are named by the prefix: a test that kills them kills only its own.
+        named = f"{REDIS}?client_name={prefix}"
+        broker = RedisBus(named, prefix=prefix, **bus)  # type: ignore[arg-type]
         service = AgentService(
             agent.executor(), make_card(), store=tasks, push_store=configs, broker=broker
         )
@@ -291,9 +293,19 @@ def test_a_stream_whose_bus_connection_dies_ends_with_a_clear_error(
             reader = asyncio.create_task(collect(stream, seen))
             await until(lambda: seen, "the snapshot")
             admin = aioredis.from_url(REDIS)
-            clients = await admin.client_list()
-            blocked = [c for c in clients if c.get("cmd") == "xread"]
-            assert blocked, clients
+            blocked: list[dict[str, str]] = []
+
+            async def reading() -> bool:  # this test's bus, blocked in its read
+                clients = await admin.client_list()
+                blocked[:] = [
+                    c for c in clients if (c.get("name"), c.get("cmd")) == (prefix, "xread")
+                ]
+                return bool(blocked)
+
+            deadline = asyncio.get_running_loop().time() + 10
+            while not await reading():
+                assert asyncio.get_running_loop().time() < deadline, "no blocked read"
+                await asyncio.sleep(0.01)
             for each in blocked:
                 await admin.client_kill_filter(_id=each["id"])
             await admin.aclose()
