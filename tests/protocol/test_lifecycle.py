@@ -132,7 +132,7 @@ def _events() -> st.SearchStrategy[TaskEvent]:
     return st.tuples(raw, owner).map(lambda pair: _own(pair[0], *pair[1]))
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(st.lists(_events(), max_size=12))
 def test_folding_never_leaves_a_terminal_state(events: list[TaskEvent]) -> None:
     """R-SEND-8 / §8.1: once terminal, every further event is refused; errors are A2AErrors."""
