@@ -6,8 +6,10 @@ stays a model object: it changes with every event, and the runner holds it anywa
 
 The byte string is this process's own (never written anywhere, so it has no format number):
 each object an array of its fields in declaration order, `None` for a field at its default
-and trailing defaults left out; a part with text alone is that text; a message's context
-and task ids, when the task's own, are left out too (reading shares the task's strings).
+and trailing defaults left out; a part with text alone is that text (and parts that are
+one such part, that text); a message's context and task ids, when the task's own, are left
+out too (reading shares the task's strings). Packing costs a finished task ~16k
+instructions once and each read of it about as many (`benchmarks`: callgrind, in process).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class PackedTask(msgspec.Struct, frozen=True, gc=False):
         head = self.task
         task = replace(
             head,
-            artifacts=tuple([_artifact(fields) for fields in artifacts]),
+            artifacts=tuple(map(_artifact, artifacts)),
             history=tuple([_message(fields, head) for fields in history]),
         )
         return StoredTask(task=task, version=self.version)
@@ -68,12 +70,8 @@ def kept(stored: StoredTask) -> StoredTask | PackedTask:
     if not lifecycle.is_terminal(task.status.state) or not (task.artifacts or task.history):
         return stored
     try:
-        body = _encode(
-            (
-                [_artifact_fields(artifact) for artifact in task.artifacts],
-                [_message_fields(message, task) for message in task.history],
-            )
-        )
+        history = [_message_fields(message, task) for message in task.history]
+        body = _encode((list(map(_artifact_fields, task.artifacts)), history))
     except _UNPACKABLE:
         return stored
     head = replace(task, artifacts=(), history=())
@@ -103,11 +101,17 @@ def _part_fields(part: Part) -> Any:
     return _trimmed(fields, 2)
 
 
-def _parts(parts: Sequence[Part]) -> list[Any]:
-    return [_part_fields(part) for part in parts]
+def _parts(parts: Sequence[Part]) -> Any:
+    if len(parts) == 1 and type(fields := _part_fields(parts[0])) is str:
+        return fields  # one text part with text alone (the usual): its text
+    return list(map(_part_fields, parts))
 
 
 def _artifact_fields(artifact: Artifact) -> list[Any]:
+    if not (artifact.name or artifact.description or artifact.extensions) and (
+        artifact.metadata is None
+    ):
+        return [artifact.artifact_id, _parts(artifact.parts)]
     fields = [
         artifact.artifact_id,
         _parts(artifact.parts),
@@ -120,10 +124,18 @@ def _artifact_fields(artifact: Artifact) -> list[Any]:
 
 
 def _message_fields(message: Message, task: Task) -> list[Any]:
+    parts = _parts(message.parts)
+    if (
+        message.context_id == task.context_id
+        and message.task_id == task.id
+        and message.metadata is None
+        and not (message.extensions or message.reference_task_ids)
+    ):
+        return [message.message_id, message.role, parts]
     fields = [
         message.message_id,
-        int(message.role),
-        _parts(message.parts),
+        message.role,
+        parts,
         None if message.context_id == task.context_id else message.context_id,
         None if message.task_id == task.id else message.task_id,
         message.metadata,
@@ -134,6 +146,12 @@ def _message_fields(message: Message, task: Task) -> list[Any]:
 
 
 # ----------------------------------------------------------------------------- unpacking
+
+
+def _parts_of(fields: Any) -> tuple[Part, ...]:
+    if type(fields) is str:
+        return (TextPart(text=fields),)
+    return tuple(map(_part, fields))
 
 
 def _part(fields: Any) -> Part:
@@ -152,7 +170,7 @@ def _part(fields: Any) -> Part:
 
 
 def _artifact(fields: list[Any]) -> Artifact:
-    parts = tuple([_part(part) for part in fields[1]])
+    parts = _parts_of(fields[1])
     if len(fields) == 2:
         return Artifact(artifact_id=fields[0], parts=parts)
     fields += [None] * (6 - len(fields))
@@ -167,7 +185,7 @@ def _artifact(fields: list[Any]) -> Artifact:
 
 
 def _message(fields: list[Any], task: Task) -> Message:
-    message_id, role, parts = fields[0], _ROLES[fields[1]], tuple([_part(p) for p in fields[2]])
+    message_id, role, parts = fields[0], _ROLES[fields[1]], _parts_of(fields[2])
     if len(fields) == 3:
         return Message(
             message_id=message_id,
