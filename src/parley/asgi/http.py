@@ -24,6 +24,11 @@ A2A_JSON_TYPE = "application/a2a+json"
 """The media type HTTP+JSON SHOULD use (REFERENCE §2.1): answered to a request that sent
 it, or that accepts it; everyone else gets `application/json`, which every client reads."""
 _PATH_SAFE = "/:@!$&'()*+,;=~"
+_VERSION_NAME = VERSION_HEADER.lower()
+_CONTENT_TYPES = {
+    name: (b"content-type", name.encode("latin-1")) for name in (JSON_TYPE, A2A_JSON_TYPE)
+}
+"""The JSON answers' Content-Type header, encoded once."""
 
 
 class Disconnected(Exception):  # noqa: N818 (a condition, not an error to report)
@@ -53,15 +58,19 @@ class Request:
             name = raw_name.decode("latin-1").lower()
             value = raw_value.decode("latin-1")
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
-        query = parse_qsl(
-            scope.get("query_string", b"").decode("latin-1"),
-            keep_blank_values=True,
-            encoding="utf-8",
-            errors="replace",
-        )
+        raw_query = scope.get("query_string")
+        query: tuple[tuple[str, str], ...] = ()
+        if raw_query:  # most requests have none: no parser call for them
+            pairs = parse_qsl(
+                raw_query.decode("latin-1"),
+                keep_blank_values=True,
+                encoding="utf-8",
+                errors="replace",
+            )
+            query = tuple(pairs)
         peer = scope.get("client")
         client = f"{peer[0]}:{peer[1]}" if peer else None
-        return cls(scope["method"], _raw_path(scope), headers, tuple(query), client)
+        return cls(scope["method"], _raw_path(scope), headers, query, client)
 
     def parameter(self, name: str) -> str | None:
         """A service parameter: the header, else the query parameter of that name."""
@@ -73,7 +82,10 @@ class Request:
     @property
     def version_header(self) -> str | None:
         """`A2A-Version`, from the header or the query (REFERENCE §1.2)."""
-        return self.parameter(VERSION_HEADER)
+        value = self.headers.get(_VERSION_NAME)
+        if value is None and self.query:
+            return self.parameter(VERSION_HEADER)
+        return value
 
 
 def _raw_path(scope: Scope) -> str:
@@ -84,9 +96,11 @@ def _raw_path(scope: Scope) -> str:
         path: str = raw.decode("utf-8", "replace").split("?", 1)[0]
     else:
         path = quote(scope.get("path", "/"), safe=_PATH_SAFE)
-    root = quote(scope.get("root_path", ""), safe=_PATH_SAFE)
-    if root and path.startswith(root):
-        path = path[len(root) :] or "/"
+    root = scope.get("root_path")
+    if root:
+        root = quote(root, safe=_PATH_SAFE)
+        if path.startswith(root):
+            path = path[len(root) :] or "/"
     return path
 
 
@@ -100,10 +114,12 @@ class Exchange:
     request: Request
     started: bool = field(default=False)
 
-    async def send(self, message: Message) -> None:
+    def send(self, message: Message) -> Awaitable[None]:
+        """The server's `send` of `message` (no coroutine of ours around it: a stream
+        sends through here once per event)."""
         if message["type"] == "http.response.start":
             self.started = True
-        await self.raw_send(message)
+        return self.raw_send(message)
 
     async def read_body(self, limits: Limits) -> bytes:
         """The whole body, declared as JSON (`guard.Refused` otherwise: a body of another
@@ -140,7 +156,8 @@ class Exchange:
         """A whole response: status, headers (Content-Length added) and body."""
         head = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
         if content_type is not None:
-            head.append((b"content-type", content_type.encode("latin-1")))
+            encoded = _CONTENT_TYPES.get(content_type)
+            head.append(encoded or (b"content-type", content_type.encode("latin-1")))
         if status not in (204, 304):
             head.append((b"content-length", str(len(body)).encode("latin-1")))
         await self.send({"type": "http.response.start", "status": status, "headers": head})
