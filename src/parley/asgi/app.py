@@ -70,7 +70,7 @@ class A2AApp:
         """Every path but health needs an allowed Host; a method (not the card) needs a
         request no other site's page made (`parley.asgi.guard`)."""
         path, method = exchange.request.path, exchange.request.method
-        if path != HEALTH_PATH:
+        if self.allowed_hosts is not None and path != HEALTH_PATH:
             check_host(exchange.request.headers, self.allowed_hosts)
         if path == self.jsonrpc_path:
             if method == "POST":

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from parley.asgi.http import Exchange, Request
 from parley.model import Model, StreamEvent
@@ -40,7 +39,7 @@ from parley.server.context import (
     CallContext,
     Caller,
 )
-from parley.server.handler import RequestHandler, StreamCall, UnaryCall
+from parley.server.handler import RequestHandler, StreamCall
 from parley.server.quotas import Allowance, RateLimiter
 from parley.wire.errors import ERROR_TABLE, ErrorTable, spec_of
 from parley.wire.limits import Limits
@@ -94,10 +93,14 @@ def require_version(asked: AskedVersion, version: Version) -> Version:
     return named
 
 
+_EXTENSION_HEADER_NAMES = tuple(dict.fromkeys(n.lower() for n in EXTENSIONS_HEADERS.values()))
+
+
 def requested_extensions(request: Request) -> tuple[str, ...]:
     """Extension URIs from both header names (a dual server reads both, REFERENCE §1.4)."""
-    values = (request.headers.get(name.lower()) for name in EXTENSIONS_HEADERS.values())
-    return parse_extensions(value for value in values if value)
+    headers = request.headers
+    values = [value for name in _EXTENSION_HEADER_NAMES if (value := headers.get(name))]
+    return parse_extensions(values) if values else ()
 
 
 def resume_point(request: Request) -> int | None:
@@ -187,7 +190,8 @@ async def call_context(
     limiter = settings.rate_limiter
     quota = None if limiter is None else await limiter.admit(caller, request.client, operation)
     requested = requested_extensions(request)
-    activated = activate_extensions(settings.handler.card.capabilities.extensions, requested)
+    declared = settings.handler.card.capabilities.extensions
+    activated = activate_extensions(declared, requested) if declared else ()
     model_request = decode()
     check_ids(model_request)
     ctx = CallContext(
@@ -213,16 +217,6 @@ def echo_headers(ctx: CallContext) -> list[tuple[str, str]]:
     if ctx.quota is not None:
         headers.extend(quota_headers(ctx.quota))
     return headers
-
-
-async def call_unary(
-    handler: RequestHandler, call: UnaryCall, ctx: CallContext, request: Model
-) -> Any:
-    """Run a unary operation; any non-protocol failure becomes InternalError."""
-    try:
-        return await call.call(handler, ctx, request)
-    except Exception as exc:
-        raise to_a2a_error(exc, call.spec.operation.value) from None
 
 
 def open_stream(

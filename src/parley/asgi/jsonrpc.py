@@ -11,12 +11,12 @@ from parley.asgi.calls import (
     Settings,
     authenticate,
     call_context,
-    call_unary,
     echo_headers,
     error_headers,
     jsonrpc_status,
     open_stream,
     require_version,
+    to_a2a_error,
 )
 from parley.asgi.http import Exchange
 from parley.model import StreamEvent
@@ -95,7 +95,10 @@ async def _serve(
         await exchange.respond(204, content_type=None)
         return
     if not spec.streaming:
-        result = await call_unary(settings.handler, UNARY[operation], ctx, request)
+        try:  # (awaited here: no coroutine of ours between the binding and the handler)
+            result = await UNARY[operation].call(settings.handler, ctx, request)
+        except Exception as exc:
+            raise to_a2a_error(exc, operation.value) from None
         body = jsonrpc.success(call.id, codec.encode_response(operation, result))
         await exchange.respond_json(200, body, echo_headers(ctx))
         return

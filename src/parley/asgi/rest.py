@@ -16,10 +16,10 @@ from parley.asgi.calls import (
     Settings,
     authenticate,
     call_context,
-    call_unary,
     echo_headers,
     error_headers,
     open_stream,
+    to_a2a_error,
 )
 from parley.asgi.http import Exchange, Request
 from parley.model import StreamEvent
@@ -93,6 +93,21 @@ def _router(version: Version) -> tuple[_Path, ...]:
 ROUTERS: Mapping[Version, tuple[_Path, ...]] = {v: _router(v) for v in Version}
 """Each version's paths, most specific first."""
 
+
+def _literals(paths: tuple[_Path, ...]) -> Mapping[str, _Path]:
+    """The paths without parameters that no path before them matches: a request for one
+    is routed by a dict lookup instead of a pattern per path (the sends and streams)."""
+    found: dict[str, _Path] = {}
+    for index, path in enumerate(paths):
+        if "{" not in path.template and not any(
+            earlier.pattern.fullmatch(path.template) for earlier in paths[:index]
+        ):
+            found[path.template] = path
+    return found
+
+
+LITERALS: Mapping[Version, Mapping[str, _Path]] = {v: _literals(ROUTERS[v]) for v in Version}
+
 NAMESPACES: Mapping[Version, str] = {
     version: posixpath.commonpath(
         [
@@ -119,6 +134,12 @@ def find_route(version: Version, verb: str, path: str) -> tuple[OperationSpec, d
     """The operation and decoded path parameters; the first matching path decides.
     405 (`_WrongVerbError`) for another verb; VersionNotSupportedError if only another
     version's routes match; MethodNotFoundError (404) otherwise."""
+    literal = LITERALS[version].get(path)
+    if literal is not None:
+        spec = literal.verbs.get(verb)
+        if spec is None:
+            raise _WrongVerbError(verb, tuple(literal.verbs))
+        return spec, {}
     for candidate in ROUTERS[version]:
         match = candidate.pattern.fullmatch(path)
         if match is None:
@@ -160,13 +181,16 @@ async def _payload(
 ) -> dict[str, Any]:
     """Query, then the POST body (an object; empty is `{}`), then the path parameters,
     which a body or query value may repeat but not contradict."""
-    payload = _query(exchange.request)
+    payload = _query(exchange.request) if exchange.request.query else {}
     if exchange.request.method == "POST":
         raw = await exchange.read_body(settings.limits)
         body = loads(raw, settings.limits) if raw.strip() else {}
         if not isinstance(body, dict):
             raise InvalidParamsError("The request body must be a JSON object")
-        payload.update(body)
+        if payload:
+            payload.update(body)
+        else:
+            payload = body  # (a fresh dict of ours: no copy)
     for key, value in parameters.items():
         given = payload.get(key)
         if given not in (None, "", value):
@@ -206,7 +230,10 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
         caller=caller,
     )
     if not spec.streaming:
-        result = await call_unary(settings.handler, UNARY[spec.operation], ctx, model_request)
+        try:  # (awaited here: no coroutine of ours between the binding and the handler)
+            result = await UNARY[spec.operation].call(settings.handler, ctx, model_request)
+        except Exception as exc:
+            raise to_a2a_error(exc, spec.operation.value) from None
         body = codec.encode_response(spec.operation, result)
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
