@@ -106,7 +106,17 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
 
     Events of another task or context raise InvalidParamsError.
     """
-    if isinstance(event, TaskArtifactUpdateEvent):  # first: a stream's usual event
+    if type(event) is TaskArtifactUpdateEvent:  # first: a stream's usual event, inline
+        if (event.task_id and event.task_id != task.id) or (
+            event.context_id and event.context_id != task.context_id
+        ):
+            _check_owner(task, event.task_id, event.context_id, "")
+        if task.status.state in lifecycle.TERMINAL:
+            _check_not_terminal(task, "an artifact update")
+        return replace(
+            task, artifacts=_fold_artifact(task.artifacts, event), generation=task.generation + 1
+        )
+    if isinstance(event, TaskArtifactUpdateEvent):  # a subclass: the checks as calls
         _check_owner(task, event.task_id, event.context_id, "")
         _check_not_terminal(task, "an artifact update")
         return replace(
@@ -187,11 +197,9 @@ def _fold_artifact(
     """Add, replace or extend the artifact with the event's artifact id."""
     chunk = event.artifact
     if artifacts and artifacts[-1].artifact_id == chunk.artifact_id:  # the usual chunk
-        index: int | None = len(artifacts) - 1
-    else:
-        index = next(
-            (i for i, a in enumerate(artifacts) if a.artifact_id == chunk.artifact_id), None
-        )
+        merged = _extend(artifacts[-1], chunk) if event.append else chunk
+        return (*artifacts[:-1], merged)
+    index = next((i for i, a in enumerate(artifacts) if a.artifact_id == chunk.artifact_id), None)
     if index is None:
         return (*artifacts, chunk)
     merged = _extend(artifacts[index], chunk) if event.append else chunk
@@ -200,6 +208,8 @@ def _fold_artifact(
 
 def _extend(existing: Artifact, chunk: Artifact) -> Artifact:
     """`existing` with the chunk's parts appended; non-empty chunk fields override."""
+    if not (chunk.name or chunk.description or chunk.metadata or chunk.extensions):
+        return replace(existing, parts=existing.parts + chunk.parts)  # a streamed chunk
     return replace(
         existing,
         parts=existing.parts + chunk.parts,

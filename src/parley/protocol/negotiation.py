@@ -26,6 +26,10 @@ class Version(enum.Enum):
     V1_0 = "1.0"
     V1_1 = "1.1"
 
+    __hash__ = object.__hash__
+    """Members are singletons compared by identity: hashed in C, not by `Enum.__hash__`
+    (a Python call per lookup of the per-version tables, several per request)."""
+
 
 _BY_VALUE = {version.value: version for version in Version}
 
@@ -81,6 +85,8 @@ def parse_version(value: str | None, served: Collection[Version] = tuple(Version
     text = (value or "").strip()
     if not text:
         version = DEFAULT_VERSION
+    elif text in _BY_VALUE:  # the usual spelling, `Major.Minor`: no parsing
+        version = _BY_VALUE[text]
     else:
         pieces = text.split(".")
         if len(pieces) not in (2, 3) or not all(p.isdigit() for p in pieces):

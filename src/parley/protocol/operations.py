@@ -51,6 +51,10 @@ class Operation(enum.Enum):
     DELETE_TASK_PUSH_NOTIFICATION_CONFIG = "DeleteTaskPushNotificationConfig"
     GET_EXTENDED_AGENT_CARD = "GetExtendedAgentCard"
 
+    __hash__ = object.__hash__
+    """Hashed in C by identity, not by `Enum.__hash__` (a Python call per lookup of the
+    operation tables, several per request); members are singletons."""
+
 
 class Capability(enum.Enum):
     """A card capability an operation depends on."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -100,13 +100,21 @@ def check_id(value: str, field: str) -> None:
         )
 
 
+def _find_id_fields(model_type: type) -> tuple[tuple[str, str], ...]:
+    """A model type's identifier fields with their 1.0 JSON names."""
+    names = getattr(model_type, "__struct_fields__", ())
+    return tuple((name, _ID_FIELDS[name]) for name in names if name in _ID_FIELDS)
+
+
+_id_fields: Callable[[type], tuple[tuple[str, str], ...]] = functools.cache(_find_id_fields)
+"""`_find_id_fields`, found once per type."""
+
+
 def _check_fields(model: object, prefix: str) -> None:
-    for name in getattr(model, "__struct_fields__", ()):
-        wire = _ID_FIELDS.get(name)
-        if wire is not None:
-            value = getattr(model, name)
-            if value:
-                check_id(value, prefix + wire)
+    for name, wire in _id_fields(type(model)):
+        value = getattr(model, name)
+        if value and (len(value) * 4 > MAX_ID_BYTES or _FORBIDDEN.search(value) is not None):
+            check_id(value, prefix + wire)  # (the caller's string built only for a bad id)
 
 
 def validate_send(request: SendMessageRequest, *, max_parts: int = DEFAULT_MAX_PARTS) -> None:
