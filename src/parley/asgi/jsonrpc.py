@@ -5,6 +5,7 @@ tells the version, which the `A2A-Version` header must confirm (REFERENCE §1.3)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from parley.asgi import streaming
 from parley.asgi.calls import (
@@ -30,6 +31,7 @@ from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
 from parley.server.context import Caller
 from parley.server.handler import STREAMING, UNARY
 from parley.wire import codec_table, jsonrpc, sse
+from parley.wire.codec_seam import Codec
 from parley.wire.codec_table import JSONRPC
 from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied
@@ -103,20 +105,8 @@ async def _serve(
         await exchange.respond_json(200, body, echo_headers(ctx))
         return
 
-    numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
-    # The envelope is the same for every event: encoded once, each result spliced in.
-    head, tail = dumps(jsonrpc.success(call.id, None)).rsplit(b"null", 1)
-
-    def event(item: StreamEvent, sequence: int | None) -> bytes:
-        if numbering:
-            item = generations.numbered(item, sequence)
-        return sse.encode(head + dumps(codec.encode_event(item)) + tail, event_id=sequence)
-
-    def error(err: A2AError) -> bytes:
-        return sse.encode(dumps(jsonrpc.failure(call.id, err, version)))
-
     in_stream = codec_table.JSONRPC_ERRORS_IN_STREAM[version]
-    framing = streaming.Framing(event, error)
+    framing = _framing(call.id, codec, version)
     try:
         events = open_stream(settings.handler, STREAMING[operation], ctx, request)
     except A2AError as err:
@@ -132,3 +122,24 @@ async def _serve(
         echo_headers(ctx),
         early_error_in_stream=in_stream,
     )
+
+
+def _framing(call_id: jsonrpc.RequestId, codec: Codec[Any], version: Version) -> streaming.Framing:
+    """Each event as a frame of the success envelope for `call_id`; an error as a failure."""
+    numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+    # The envelope is the same for every event: encoded once, each result spliced in.
+    head, tail = dumps(jsonrpc.success(call_id, None)).rsplit(b"null", 1)
+
+    def event(item: StreamEvent, sequence: int | None) -> bytes:
+        if numbering:
+            item = generations.numbered(item, sequence)
+        data = dumps(codec.encode_event(item))
+        # `sse.encode`'s frame, written out: compact JSON is one line (no CR or LF in it).
+        if sequence is None:
+            return b"data: %s%s%s\n\n" % (head, data, tail)
+        return b"id: %d\ndata: %s%s%s\n\n" % (sequence, head, data, tail)
+
+    def error(err: A2AError) -> bytes:
+        return sse.encode(dumps(jsonrpc.failure(call_id, err, version)))
+
+    return streaming.Framing(event, error)

@@ -243,7 +243,11 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
     def event(item: StreamEvent, sequence: int | None) -> bytes:
         if numbering:
             item = generations.numbered(item, sequence)
-        return sse.encode(dumps(codec.encode_event(item)), event_id=sequence)
+        data = dumps(codec.encode_event(item))
+        # `sse.encode`'s frame, written out: compact JSON is one line (no CR or LF in it).
+        if sequence is None:
+            return b"data: %s\n\n" % data
+        return b"id: %d\ndata: %s\n\n" % (sequence, data)
 
     def error(err: A2AError) -> bytes:
         return sse.encode(dumps(rest_error(err, version, table=settings.errors)[1]), event="error")
