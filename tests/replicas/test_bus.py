@@ -205,6 +205,7 @@ def test_a_resumed_subscription_replays_from_the_bus(durable_url: str, prefix: s
                 CallContext(), SubscribeToTaskRequest(id=task.id)
             )
             reader = asyncio.create_task(collect(watch, seen))
+            await until(lambda: seen, "the snapshot")  # subscribed before the agent goes on
             gates[0].go.set()
             # "b" is held until the next chunk (to mark the last one): "a" is what comes
             await until(lambda: "chunk:a" in describe([e for _, e in seen]), "the first chunk")

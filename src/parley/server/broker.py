@@ -49,6 +49,9 @@ Turn = tuple[int, Task]
 snapshot once the message is recorded."""
 Takes = Callable[[TaskKey, SendMessageRequest, CallContext], Awaitable[Turn]]
 
+_KEPT = 8
+"""Taken entries a subscription's buffer may keep until it starts over."""
+
 
 class Subscription:
     """One subscriber's ordered view of a task's events (an async iterator); `sequence`
@@ -80,8 +83,9 @@ class Subscription:
         self._key = key
         self._buffer: list[Entry | None] = list(head)  # None: the end
         self._taken = 0
-        """How many of `_buffer`'s items were returned: a list emptied once all are (an idle
-        stream holds no block of a deque, ≈ 0.7 KiB), not shifted per item."""
+        """How many of `_buffer`'s items were returned: not shifted out one by one, but
+        emptied once all are and they are `_KEPT` or more (an idle stream holds a short
+        list, not a deque's block of 64, ≈ 0.7 KiB)."""
         self._limit = buffer_size
         self._ready = Signal()
         self._ended = False
@@ -133,11 +137,11 @@ class Subscription:
             await self._ready.wait()
             buffer, taken = self._buffer, self._taken
         item = buffer[taken]
-        if taken + 1 < len(buffer):
-            self._taken = taken + 1
-        else:
-            buffer.clear()
-            self._taken = 0
+        taken += 1
+        if taken == len(buffer) and taken >= _KEPT:
+            buffer.clear()  # all taken: started over (not per event: no allocation per event)
+            taken = 0
+        self._taken = taken
         if item is None:
             self._ended = True
             self.close()

@@ -32,16 +32,23 @@ class Signal:
 
     def __init__(self) -> None:
         self._is_set = False
-        self._waiters: list[asyncio.Future[None]] | None = None
+        self._waiters: asyncio.Future[None] | list[asyncio.Future[None]] | None = None
+        """None, the one waiter (the usual case: no list), or a list of them."""
 
     def set(self) -> None:
         if self._is_set:
             return
         self._is_set = True
-        waiters, self._waiters = self._waiters, None
-        for waiter in waiters or ():
-            if not waiter.done():
-                waiter.set_result(None)
+        waiters = self._waiters
+        if waiters is None:
+            return
+        self._waiters = None
+        if isinstance(waiters, list):
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+        elif not waiters.done():
+            waiters.set_result(None)
 
     def clear(self) -> None:
         self._is_set = False
@@ -53,10 +60,12 @@ class Signal:
             return DONE
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         waiters = self._waiters
-        if waiters is None:
-            self._waiters = [waiter]
-        else:
+        if isinstance(waiters, list):
             if waiters[0].done():
                 self._waiters = waiters = [w for w in waiters if not w.done()]
             waiters.append(waiter)
+        elif waiters is None or waiters.done():
+            self._waiters = waiter
+        else:
+            self._waiters = [waiters, waiter]
         return waiter
