@@ -53,9 +53,9 @@ from parley.server.quotas import RateLimiter, quota_metadata
 from parley.wire.codec_table import GRPC
 from parley.wire.errors import ERROR_TABLE, ErrorTable
 from parley.wire.limits import DEFAULT_LIMITS, Limits, use
-from parley.wire.protobuf import Proto, parse
 
 Context = grpc.aio.ServicerContext[bytes, bytes]
+_VERSION_KEY = VERSION_HEADER.lower()
 Unary = Callable[[bytes, Context], Awaitable[bytes]]
 Streaming = Callable[[bytes, Context], Awaitable[None]]
 
@@ -118,7 +118,13 @@ class A2AServicer:
         """This service's version's codec and those of the served drafts that share it."""
         self.service = GRPC_SERVICES[version]
         self._reads_version = GRPC_READS_VERSION[version]
+        self._spelled = {v.value: v for v in self.codecs}
+        """The `a2a-version` values naming a version of this service as written (no patch,
+        no blanks): the common case, looked up without parsing."""
         self._echo_header = EXTENSIONS_HEADERS[version].lower()
+        self._extension_headers = tuple(
+            dict.fromkeys(h.lower() for h in EXTENSIONS_HEADERS.values())
+        )
 
     def rpc_handler(self) -> grpc.GenericRpcHandler:
         """Every operation this version has, by its gRPC method name. Requests arrive as
@@ -145,7 +151,13 @@ class A2AServicer:
         or a served draft that shares its service (`released_form`)."""
         if not self._reads_version:
             return self.version
-        text = headers.get(VERSION_HEADER.lower(), "").strip()
+        text = headers.get(_VERSION_KEY)
+        if text is None:
+            return self.version
+        spelled = self._spelled.get(text)
+        if spelled is not None:
+            return spelled
+        text = text.strip()
         asked = parse_version(text, self.settings.served) if text else self.version
         if asked in self.codecs:
             return asked
@@ -168,13 +180,11 @@ class A2AServicer:
         limiter = self.settings.rate_limiter
         client = context.peer()
         quota = None if limiter is None else await limiter.admit(caller, client, spec.operation)
-        names = (name.lower() for name in EXTENSIONS_HEADERS.values())
-        requested = parse_extensions(headers[name] for name in names if name in headers)
-        card = self.settings.handler.card
-        activated = activate_extensions(card.capabilities.extensions, requested)
-        codec = self.codecs[version]
-        payload: Proto = parse(codec.request_type(spec.operation), data)
-        request = codec.decode_request(spec.operation, payload)
+        values = [headers[name] for name in self._extension_headers if name in headers]
+        requested = parse_extensions(values) if values else ()
+        declared = self.settings.handler.card.capabilities.extensions
+        activated = activate_extensions(declared, requested) if declared else ()
+        request = self.codecs[version].request_from_bytes(spec.operation, data)
         check_ids(request)
         ctx = CallContext(
             caller=caller,
@@ -236,8 +246,7 @@ class A2AServicer:
             try:
                 ctx, request = await self._context(spec, data, context)
                 result = await operation.call(handler, ctx, request)
-                encoded = self.codecs[ctx.version].encode_response(spec.operation, result)
-                body: bytes = encoded.SerializeToString()
+                body = self.codecs[ctx.version].response_bytes(spec.operation, result)
                 await self._echo(ctx, context)
             except Exception as exc:
                 await self._abort(exc, context, spec.operation.value)

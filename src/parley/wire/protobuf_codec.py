@@ -22,7 +22,7 @@ from parley.protocol.errors import InternalError, InvalidRequestError, MethodNot
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.codec_seam import Codec
-from parley.wire.protobuf import Proto, UnusualShapeError, from_json, to_json
+from parley.wire.protobuf import Proto, UnusualShapeError, from_json, parse, to_json
 
 M = TypeVar("M", bound=Model)
 Filler = Callable[[Proto, Any], None]
@@ -99,6 +99,20 @@ class ProtobufCodec:
         request: Model = self.schema.json.decode_request(operation, to_json(payload))
         return request
 
+    def request_from_bytes(self, operation: Operation, data: bytes) -> Model:
+        """`decode_request` of a request's wire bytes (what a server receives): parsed as
+        the operation's request message (garbage: InvalidRequestError), then decoded."""
+        kind = self.request_type(operation)
+        payload = parse(kind, data)
+        direct = self.schema.request_decoders.get(operation)
+        if direct is not None:
+            try:
+                return direct(payload)
+            except UnusualShapeError:
+                pass
+        request: Model = self.schema.json.decode_request(operation, to_json(payload))
+        return request
+
     def encode_request(self, operation: Operation, request: Model) -> Proto:
         kind = self.request_type(operation)
         message = self._direct(request, kind)
@@ -125,6 +139,11 @@ class ProtobufCodec:
             return message
         value = self.schema.json.encode_response(operation, result)  # checks the type
         return kind() if kind is self.schema.empty else from_json(value, kind)
+
+    def response_bytes(self, operation: Operation, result: Any) -> bytes:
+        """`encode_response(operation, result)`, serialized."""
+        encoded: bytes = self.encode_response(operation, result).SerializeToString()
+        return encoded
 
     def decode_response(self, operation: Operation, payload: Proto) -> Any:
         """A unary result; for a streaming operation, one event of its stream."""
