@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from parley.server.signals import Signal
+import pytest
+
+from parley.server.signals import Mutex, Signal
 
 
 def test_set_wakes_every_waiter_and_lets_later_waits_through() -> None:
@@ -68,3 +70,49 @@ def test_a_cancelled_waiter_is_skipped_and_forgotten() -> None:
         return cancelled, still_waiting
 
     assert asyncio.run(scenario()) == (True, True)
+
+
+def test_a_mutex_is_taken_at_once_when_free_and_in_turn_when_held() -> None:
+    async def scenario() -> list[str]:
+        mutex = Mutex()
+        order: list[str] = []
+
+        async def worker(name: str) -> None:
+            async with mutex:
+                order.append(f"{name}+")
+                await asyncio.sleep(0)
+                order.append(f"{name}-")
+
+        await mutex.acquire()  # free: held at once
+        assert mutex.locked()
+        workers = [asyncio.ensure_future(worker(name)) for name in ("a", "b")]
+        await asyncio.sleep(0)
+        assert order == []  # both wait
+        mutex.release()
+        await asyncio.gather(*workers)
+        assert not mutex.locked()
+        return order
+
+    assert asyncio.run(scenario()) == ["a+", "a-", "b+", "b-"]
+
+
+def test_a_cancelled_mutex_waiter_passes_the_turn_on() -> None:
+    async def scenario() -> bool:
+        mutex = Mutex()
+        await mutex.acquire()
+        gone = asyncio.ensure_future(mutex.acquire())
+        staying = asyncio.ensure_future(mutex.acquire())
+        await asyncio.sleep(0)
+        mutex.release()  # wakes `gone`, which is cancelled before it runs
+        gone.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await gone
+        await staying
+        return mutex.locked()
+
+    assert asyncio.run(scenario())
+
+
+def test_releasing_a_free_mutex_is_an_error() -> None:
+    with pytest.raises(RuntimeError):
+        Mutex().release()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from parley.model import Message, StreamEvent, Task, TaskState
 from parley.protocol.errors import A2AError
 from parley.server.broker import ReplayWindow
-from parley.server.signals import Signal
+from parley.server.signals import Mutex, Signal
 from parley.server.stores.base import InlineConfigs, TaskKey
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class LiveTask:
     version: int = 0
     reply: Message | None = None
     run: asyncio.Task[None] | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: Mutex = field(default_factory=Mutex)
     turn_lock: asyncio.Lock | None = None
     settled: Signal = field(default_factory=Signal)
     users: int = 0

@@ -318,7 +318,8 @@ class TaskRunner:
         once, so a producer that never awaits cannot overrun its own stream before a
         single event is written out."""
         lock = live.lock
-        await lock.acquire()
+        if not lock.take():
+            await lock.acquire()
         try:
             if live.task is not None and isinstance(event, _UPDATES):
                 # The common case (every event of a running task but its first), kept

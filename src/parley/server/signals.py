@@ -1,9 +1,10 @@
-"""`Signal`: what `asyncio.Event` does, for the objects every run and open stream holds;
-`DONE`, an awaitable done at once."""
+"""`Signal` and `Mutex`: what `asyncio.Event` and `asyncio.Lock` do, for the objects every
+run and open stream holds; `DONE`, an awaitable done at once."""
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Generator
 from typing import cast
 
@@ -69,3 +70,67 @@ class Signal:
         else:
             self._waiters = [waiters, waiter]
         return waiter
+
+
+class Mutex:
+    """`asyncio.Lock` (FIFO, cancellation-safe), for the lock every live task holds and
+    every event it emits takes: `acquire` of a free mutex is no coroutine (it returns
+    `DONE`), and the mutex is in slots, its waiters made at the first contention."""
+
+    __slots__ = ("_locked", "_waiters")
+
+    def __init__(self) -> None:
+        self._locked = False
+        self._waiters: deque[asyncio.Future[None]] | None = None
+
+    def locked(self) -> bool:
+        return self._locked
+
+    def take(self) -> bool:
+        """Hold it now if it is free and nobody waits (True), with no await at all."""
+        if self._locked or self._waiters:
+            return False
+        self._locked = True
+        return True
+
+    def acquire(self) -> Awaitable[None]:
+        """Until held (at once if free and nobody waits)."""
+        if not self._locked and not self._waiters:
+            self._locked = True
+            return DONE
+        return self._wait()
+
+    async def _wait(self) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = deque()
+        waiters = self._waiters
+        waiters.append(waiter)
+        try:
+            try:
+                await waiter
+            finally:
+                waiters.remove(waiter)
+        except asyncio.CancelledError:
+            if not self._locked:
+                self._wake_first()  # it was woken but cancelled meanwhile: the next one
+            raise
+        self._locked = True
+
+    def release(self) -> None:
+        if not self._locked:
+            raise RuntimeError("Mutex is not acquired.")
+        self._locked = False
+        self._wake_first()
+
+    def _wake_first(self) -> None:
+        if self._waiters:
+            first = self._waiters[0]
+            if not first.done():
+                first.set_result(None)
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
