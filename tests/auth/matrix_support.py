@@ -220,17 +220,17 @@ class Wire:
             headers["content-type"] = "application/json"
         streaming = OPERATIONS[operation].streaming
         try:
-            async with (
-                asyncio.timeout(STREAM_WAIT if streaming else CALL_WAIT),
-                self.http.stream(
-                    planned.verb,
-                    planned.path,
-                    params=tuple(planned.query),
-                    content=planned.body,
-                    headers=headers,
-                ) as response,
-            ):
-                body_bytes = await response.aread()
+            # The answer's head within the client's CALL_WAIT, as a unary call's; then the
+            # body's end within STREAM_WAIT (a slow head on a loaded machine is no stream).
+            async with self.http.stream(
+                planned.verb,
+                planned.path,
+                params=tuple(planned.query),
+                content=planned.body,
+                headers=headers,
+            ) as response:
+                async with asyncio.timeout(STREAM_WAIT if streaming else CALL_WAIT):
+                    body_bytes = await response.aread()
         except TimeoutError:
             return Answer("open" if streaming else "timeout", b"")
         except httpx.HTTPError as error:
