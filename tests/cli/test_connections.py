@@ -264,7 +264,8 @@ def test_the_guard_keeps_the_certificate_protocol() -> None:
 def test_parley_serve_applies_the_limits() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    process = start("serve", "examples.echo:agent", "--port", str(port), "--header-timeout", "0.3")
+    options = ("--port", str(port), "--header-timeout", "0.3", "--store", "memory")
+    process = start("serve", "examples.echo:agent", *options)
     try:
         _wait_until_up(url, process)
         with connect(port) as sock:

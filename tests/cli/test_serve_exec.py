@@ -20,7 +20,8 @@ def test_a_command_is_served_as_an_agent() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     command = shlex.join([sys.executable, "-c", "import sys; print(sys.stdin.read()[::-1])"])
-    process = start("serve", "--exec", command, "--port", str(port), "--exec-timeout", "30")
+    options = ("--port", str(port), "--exec-timeout", "30", "--store", "memory")
+    process = start("serve", "--exec", command, *options)
     try:
         card = _wait_for_card(url, process).json()
 
@@ -55,9 +56,8 @@ def test_exec_refuses_what_would_expose_or_confuse_it(arguments: list[str], said
 
 def test_exec_listens_elsewhere_when_told() -> None:
     port = _free_port()
-    process = start(
-        "serve", "--exec", "cat", "--host", "0.0.0.0", "--port", str(port), "--exec-allow-remote"
-    )
+    options = ("--host", "0.0.0.0", "--port", str(port), "--exec-allow-remote", "--store", "memory")
+    process = start("serve", "--exec", "cat", *options)
     try:
         card = _wait_for_card(f"http://127.0.0.1:{port}", process)
     finally:
