@@ -27,7 +27,7 @@ import argparse
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,8 @@ def apply_config(
         arguments.config = environment[env_name("config")]
     actions = options_of(parser)
     argv = getattr(arguments, "argv", None)
-    given = {key for key, action in actions.items() if _given(arguments, action, argv)}
+    spelled = None if argv is None else {word.partition("=")[0] for word in argv}
+    given = {key for key, action in actions.items() if _given(arguments, action, spelled)}
     filled: set[str] = set()
     for key, action in actions.items():
         if key in given or key in _OWN_ENV:
@@ -100,19 +101,15 @@ def apply_config(
 
 
 def _given(
-    arguments: argparse.Namespace, action: argparse.Action, argv: Sequence[str] | None
+    arguments: argparse.Namespace, action: argparse.Action, spelled: set[str] | None
 ) -> bool:
     """Whether the command line gave the option (its value differs from the default, or
-    it is spelled in `argv`)."""
+    it is spelled in `spelled`: the command line's words, each up to its first `=`)."""
     if getattr(arguments, action.dest, action.default) != action.default:
         return True
-    if argv is None or not action.option_strings:
+    if spelled is None:
         return False
-    return any(
-        word == option or word.startswith(option + "=")
-        for word in argv
-        for option in action.option_strings
-    )
+    return any(option in spelled for option in action.option_strings)
 
 
 def _file(arguments: argparse.Namespace) -> dict[str, Any]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 log = logging.getLogger("parley")
 
@@ -20,8 +21,7 @@ DESCRIPTOR_MARGIN = 100
 """Descriptors left to the process (stores, gRPC, files) under its soft limit."""
 
 
-@dataclass(frozen=True, slots=True)
-class ConnectionLimits:
+class ConnectionLimits(Struct, frozen=True):
     """The bounds: bytes from a request's first byte until its headers are complete (more:
     431); seconds for the headers to arrive, from the request's first byte or the
     connection's start (more: 408); seconds for the body to arrive once the headers are

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
-import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,12 @@ def problem_line(url: str, problem: str) -> str:
 
 def store_problem(error: BaseException) -> str | None:
     """A store's failure to open in a few words with a hint, or None for a bug."""
+    sqlite3 = sys.modules.get("sqlite3")  # loaded by whatever raised one of its errors
+    if sqlite3 is not None and isinstance(error, sqlite3.Error):
+        text = str(error)
+        if "unable to open" in text:
+            text += " (does its folder exist, and can it be written?)"
+        return text
     match error:
         case ConnectionRefusedError():
             return "connection refused (is the database running there, on that port?)"
@@ -82,11 +88,6 @@ def store_problem(error: BaseException) -> str | None:
             return f"unknown host ({error.strerror})"
         case TimeoutError():
             return "no answer in time (is the host right, and reachable?)"
-        case sqlite3.Error():
-            text = str(error)
-            if "unable to open" in text:
-                text += " (does its folder exist, and can it be written?)"
-            return text
         case FileExistsError():
             return f"{error.filename} is a file, where a folder is needed"
         case OSError():
@@ -98,6 +99,8 @@ def store_problem(error: BaseException) -> str | None:
 
 
 def _write_sqlite(path: Path) -> None:
+    import sqlite3  # noqa: PLC0415 - a SQLite store only (a memory store does not load it)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(path, timeout=CONNECT_TIMEOUT, isolation_level=None)
     try:

@@ -8,12 +8,23 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from parley.model import AgentCard
-from parley.server.auth import ApiKeys, BearerTokens, JwtBearer, Scheme, Security
-from parley.server.auth.jwt import DEFAULT_ALGORITHMS
-from parley.server.auth.keys import LOCATIONS
+from parley.server.auth.security import Security
+
+if TYPE_CHECKING:
+    from parley.model import AgentCard
+    from parley.server.auth import JwtBearer, Scheme
+
+KEY_LOCATIONS = ("header", "query", "cookie")
+"""`--api-key-in`'s choices: `parley.server.auth.keys.LOCATIONS`, spelled here so that
+building the parser does not load the key, JWT and JWKS schemes (a test keeps the two
+equal)."""
+
+JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384",
+                  "ES512", "EdDSA", "Ed25519")  # fmt: skip
+"""`JwtBearer`'s default algorithms (`parley.server.auth.jwt.DEFAULT_ALGORITHMS`), named
+in `--jwt-algorithm`'s help; spelled here for the same reason (the same test)."""
 
 API_KEYS_ENV = "PARLEY_API_KEYS"
 """`KEY:PRINCIPAL` pairs separated by commas or spaces: keys kept out of the command line."""
@@ -38,7 +49,7 @@ def add_security_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--api-key-in",
-        choices=LOCATIONS,
+        choices=KEY_LOCATIONS,
         default="header",
         help="where the key is sent (default header)",
     )
@@ -128,8 +139,7 @@ def add_jwt_options(group: argparse._ArgumentGroup) -> None:
         action="append",
         default=[],
         metavar="ALG",
-        help="an accepted signature algorithm (repeatable; default: "
-        f"{' '.join(DEFAULT_ALGORITHMS)})",
+        help=f"an accepted signature algorithm (repeatable; default: {' '.join(JWT_ALGORITHMS)})",
     )
     group.add_argument(
         "--jwt-token-url",
@@ -170,6 +180,8 @@ def jwt_scheme(arguments: argparse.Namespace) -> JwtBearer:
         raise SystemExit("parley serve: JWT bearer tokens need --jwt-audience")
     if not arguments.jwt_issuer and not arguments.oidc_discovery_url:
         raise SystemExit(f"parley serve: {given[0]} needs --jwt-issuer")
+    from parley.server.auth.jwt import DEFAULT_ALGORITHMS, JwtBearer  # noqa: PLC0415
+
     return JwtBearer(
         issuer=arguments.jwt_issuer or ...,
         audience=arguments.jwt_audience,
@@ -205,11 +217,15 @@ def security_from(
     schemes: list[Scheme] = list(own.schemes.values()) if own is not None else []
     try:
         if pairs:
+            from parley.server.auth.keys import ApiKeys  # noqa: PLC0415 - when asked for
+
             keys = parse_api_keys(pairs)
             schemes.append(
                 ApiKeys(keys, name=arguments.api_key_name, location=arguments.api_key_in)
             )
         if arguments.bearer_tokens:
+            from parley.server.auth.keys import BearerTokens  # noqa: PLC0415 - when asked for
+
             try:
                 schemes.append(BearerTokens(file=arguments.bearer_tokens))
             except OSError as exc:

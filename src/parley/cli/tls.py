@@ -15,16 +15,18 @@ import asyncio
 import logging
 import ssl
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
+
 from parley.model import MutualTlsSecurityScheme
-from parley.server.auth import MutualTls, Scheme, Security
 from parley.server.auth.certificates import distinguished_name
 
 if TYPE_CHECKING:
     import grpc
+
+    from parley.server.auth import Scheme, Security
 
 log = logging.getLogger("parley")
 
@@ -35,11 +37,11 @@ _TLS_VERSIONS = {"TLSv1": 0x0301, "TLSv1.1": 0x0302, "TLSv1.2": 0x0303, "TLSv1.3
 """`SSLObject.version()` names to the numbers the ASGI TLS extension reports."""
 
 
-@dataclass(frozen=True, slots=True)
-class TlsFiles:
+class TlsFiles(Struct, frozen=True):
     """PEM files: the server's certificate (chain) and key; the CA bundle client
     certificates are verified against (None: none are asked for); and whether a
-    connection without a client certificate is refused during the handshake."""
+    connection without a client certificate is refused during the handshake. (A frozen
+    Struct, not a dataclass: a dataclass compiles its methods when the module loads.)"""
 
     cert: str
     key: str
@@ -141,6 +143,8 @@ def mutual_tls_schemes(tls: TlsFiles | None, own: Security | None) -> Sequence[S
     ):
         return ()
     try:
+        from parley.server.auth.mtls import MutualTls  # noqa: PLC0415 - with a client CA only
+
         return (MutualTls(),)
     except ImportError as exc:
         raise SystemExit(f"parley serve: --tls-client-ca: {exc}") from None
