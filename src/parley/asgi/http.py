@@ -154,7 +154,9 @@ class Exchange:
         content_type: str | None = JSON_TYPE,
     ) -> None:
         """A whole response: status, headers (Content-Length added) and body."""
-        head = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+        head: list[tuple[bytes, bytes]] = []
+        if headers:  # usually none: no comprehension (a call of its own) for them
+            head = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
         if content_type is not None:
             encoded = _CONTENT_TYPES.get(content_type)
             head.append(encoded or (b"content-type", content_type.encode("latin-1")))

@@ -7,6 +7,7 @@ No I/O here.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -125,10 +126,26 @@ def ask_version(value: str | None, served: Sequence[Version]) -> AskedVersion:
     known it is answered in the version it asks for if that is served, else in the first
     served one (a client that asks for one we cannot serve speaks one newer than 0.3)."""
     text = (value or "").strip()
+    if isinstance(served, tuple):
+        known = _asked(text, served)
+        if known is not None:
+            return known
     try:
         version = parse_version(text, served)
     except VersionNotSupportedError as error:
         return AskedVersion(text, error, served[0])
+    return AskedVersion(text, version, version)
+
+
+@functools.lru_cache(maxsize=64)
+def _asked(text: str, served: tuple[Version, ...]) -> AskedVersion | None:
+    """A served version's AskedVersion, made once per (header value, served versions): the
+    same object answers every request that names it; None for a refused one (its error is
+    made anew per request, as an exception raised and kept must not be shared)."""
+    try:
+        version = parse_version(text, served)
+    except VersionNotSupportedError:
+        return None
     return AskedVersion(text, version, version)
 
 
