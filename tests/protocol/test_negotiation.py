@@ -78,6 +78,17 @@ def test_a_request_version_is_parsed_once_and_answered_in_until_known() -> None:
     assert ask_version(None, RELEASED_VERSIONS).required() is Version.V0_3
 
 
+def test_a_served_version_is_asked_once_and_a_refused_one_gets_its_own_error() -> None:
+    """A served header value's AskedVersion is shared (it is immutable); a refused value's
+    error is made per request, so no raised exception (and its traceback) is shared."""
+    assert ask_version("1.0", RELEASED_VERSIONS) is ask_version(" 1.0", RELEASED_VERSIONS)
+    assert ask_version("1.0", (Version.V1_0,)).answer is Version.V1_0
+    first, second = ask_version("2.0", RELEASED_VERSIONS), ask_version("2.0", RELEASED_VERSIONS)
+    assert first.asked is not second.asked
+    assert isinstance(first.asked, VersionNotSupportedError)
+    assert ask_version("1.0", [Version.V1_0, Version.V0_3]).required() is Version.V1_0
+
+
 def test_an_unserved_version_is_answered_in_the_first_served_and_refused_when_needed() -> None:
     asked = ask_version("2.0", RELEASED_VERSIONS)
     assert asked.answer is RELEASED_VERSIONS[0]
