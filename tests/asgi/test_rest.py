@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from parley.asgi import build_app
+from parley.asgi.rest import LITERALS, ROUTERS
 from parley.model import (
     CancelTaskRequest,
     GetTaskRequest,
@@ -199,6 +200,24 @@ async def test_wrong_verb_is_405_with_method_not_found_body(client: httpx.AsyncC
     assert response.status_code == 405
     assert response.headers["allow"] == "GET"
     assert "message" in response.json()
+
+
+async def test_a_path_without_parameters_and_another_verb_is_405(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.get("/message:send", headers=V1)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    response = await client.delete("/tasks", headers=V1)
+    assert (response.status_code, response.headers["allow"]) == (405, "GET")
+
+
+def test_paths_without_parameters_route_as_the_patterns_do() -> None:
+    """The dict of literal paths gives what the first matching pattern gives."""
+    for version, paths in ROUTERS.items():
+        assert LITERALS[version], version
+        for template, path in LITERALS[version].items():
+            assert next(p for p in paths if p.pattern.fullmatch(template)) is path
 
 
 async def test_subscribe_allows_get_and_post(client: httpx.AsyncClient) -> None:
