@@ -271,6 +271,7 @@ def test_every_request_round_trips_through_its_operation(
     message = codec.encode_request(operation, value)
     assert message.DESCRIPTOR is codec.request_type(operation).DESCRIPTOR
     assert codec.decode_request(operation, message) == value
+    assert codec.request_from_bytes(operation, message.SerializeToString()) == value
 
 
 def _results(version: Version) -> list[tuple[Operation, type[m.Model] | None]]:
@@ -297,6 +298,7 @@ def test_every_response_round_trips(
     codec = CODECS[version]
     value = None if kind is None else data.draw(MODELS[version][kind])
     message = codec.encode_response(operation, value)
+    assert codec.response_bytes(operation, value) == message.SerializeToString()
     again = type(message).FromString(message.SerializeToString())
     assert codec.decode_response(operation, again) == value
 
@@ -531,6 +533,13 @@ def test_wrong_payloads_and_missing_operations(version: Version) -> None:
         codec.decode_request(Operation.GET_TASK, SDK[version].GetTaskRequest())  # another pool
     with pytest.raises(InvalidRequestError):
         parse(codec.request_type(Operation.GET_TASK), b"\xff\xff\xff")
+    with pytest.raises(InvalidRequestError):
+        codec.request_from_bytes(Operation.GET_TASK, b"\xff\xff\xff")
+    unusual = codec.encode_request(Operation.SEND_MESSAGE, m.SendMessageRequest(message=_message()))
+    target = unusual.request if version is Version.V0_3 else unusual.message  # 0.3's name
+    target.role = 0  # ROLE_UNSPECIFIED: the reference route reads it, and names the field
+    with pytest.raises(InvalidParamsError):
+        codec.request_from_bytes(Operation.SEND_MESSAGE, unusual.SerializeToString())
     with pytest.raises(InternalError):
         codec.encode_response(Operation.SEND_MESSAGE, m.TextPart(text="x"))
     with pytest.raises(InternalError):
@@ -549,6 +558,8 @@ def test_wrong_payloads_and_missing_operations(version: Version) -> None:
 def test_list_tasks_does_not_exist_in_0_3() -> None:
     with pytest.raises(MethodNotFoundError):
         v03.CODEC.decode_request(Operation.LIST_TASKS, pb03.GetTaskRequest())
+    with pytest.raises(MethodNotFoundError):
+        v03.CODEC.request_from_bytes(Operation.LIST_TASKS, b"")
     with pytest.raises(MethodNotFoundError):
         v03.CODEC.encode_response(
             Operation.LIST_TASKS,
