@@ -273,3 +273,87 @@ def test_protocol_errors_keep_their_class_mid_stream() -> None:
     error: A2AError = TaskNotFoundError("gone meanwhile")
     serve(client, Events(said("a"), error))
     assert client.body.endswith(b"error TaskNotFoundError: gone meanwhile\n")
+
+
+class Throttled(Client):
+    """A client whose `send` of a chunk starting with `held` suspends until `gate` opens (a
+    transport under flow control); it records whether two sends were ever in flight at
+    once, and each keep-alive's interruption of the watcher's `receive()`."""
+
+    def __init__(self, held: bytes) -> None:
+        super().__init__()
+        self.held = held
+        self.gate = asyncio.Event()
+        self.holding = asyncio.Event()
+        self.interrupted = asyncio.Event()
+        self.in_flight = 0
+        self.overlapped = False
+
+    async def receive(self) -> Message:
+        try:
+            return await super().receive()
+        except asyncio.CancelledError:
+            self.interrupted.set()
+            raise
+
+    async def send(self, message: Message) -> None:
+        self.in_flight += 1
+        self.overlapped |= self.in_flight > 1
+        try:
+            if message.get("body", b"").startswith(self.held) and not self.gate.is_set():
+                self.holding.set()
+                await self.gate.wait()
+            await super().send(message)
+        finally:
+            self.in_flight -= 1
+
+
+class Gated(Events):
+    """Yields its first event, then the rest once `go` is set."""
+
+    def __init__(self, *items: StreamEvent) -> None:
+        super().__init__(*items)
+        self.go = asyncio.Event()
+
+    async def __anext__(self) -> StreamEvent:
+        if self.given:
+            await self.go.wait()
+        return await super().__anext__()
+
+
+def test_a_keep_alive_due_while_an_event_is_in_flight_is_skipped() -> None:
+    """The watcher sends no comment while the request's write is suspended in `send`
+    (the stream is not silent), and two sends are never in flight at once."""
+    client, events = Throttled(b"event a"), Events(said("a"))
+
+    async def main() -> None:
+        serving = asyncio.ensure_future(stream(client.exchange(), events, FRAMING, 0.01))
+        await client.holding.wait()
+        await client.interrupted.wait()  # the keep-alive came due meanwhile
+        await settle()
+        client.gate.set()
+        await serving
+
+    run(main())
+    assert client.body == b"event a #None\n"
+    assert client.ended
+    assert not client.overlapped
+
+
+def test_an_event_waits_for_a_keep_alive_in_flight() -> None:
+    """An event that comes while a comment is suspended in `send` is written after it."""
+    client, events = Throttled(b":"), Gated(said("a"), said("b"))
+
+    async def main() -> None:
+        serving = asyncio.ensure_future(stream(client.exchange(), events, FRAMING, 0.01))
+        await client.holding.wait()  # a comment is in flight
+        events.go.set()
+        await settle()
+        assert client.body == b"event a #None\n"  # b waits for the comment
+        client.gate.set()
+        await serving
+
+    run(main())
+    assert client.body == b"event a #None\n: keep-alive\n\nevent b #None\n"
+    assert client.ended
+    assert not client.overlapped

@@ -61,7 +61,12 @@ class _Stream:
     the request's task, which `stream` recognises as the client leaving (not a shutdown).
     Keep-alives are a timer (`loop.call_later`), not a timeout around each `receive()`:
     when one is due the timer interrupts the watcher's `receive()`, which writes the
-    comment under the write lock and listens again.
+    comment and listens again.
+
+    Two coroutines write, and an ASGI `send` may suspend (flow control), so a write is
+    never started while another is in flight (`writing`) — without a lock per event: the
+    watcher skips its comment when a write is in flight (the stream is not silent), and
+    only the request's task may wait, for a comment being sent (`turn`).
     """
 
     __slots__ = (
@@ -73,13 +78,14 @@ class _Stream:
         "gone",
         "keepalive",
         "last_write",
-        "lock",
         "loop",
         "numbered",
         "owner",
         "started",
         "timer",
+        "turn",
         "watcher",
+        "writing",
     )
 
     def __init__(
@@ -99,7 +105,10 @@ class _Stream:
         self.gone = False
         self.ending = False
         self.started = False
-        self.lock = asyncio.Lock()
+        self.writing = False
+        """A `send` is in flight (the watcher's comment, or the request task's write)."""
+        self.turn: asyncio.Future[None] | None = None
+        """The request task waiting for the watcher's comment to be sent."""
         self.loop = asyncio.get_running_loop()
         self.last_write = self.loop.time()
         self.due = False
@@ -123,8 +132,8 @@ class _Stream:
                 watcher = asyncio.current_task()
                 if watcher is not None:
                     watcher.uncancel()
-                if not await self.write(sse.comment()):
-                    break
+                if not self.writing and not await self._comment():
+                    break  # (a write in flight: the stream is not silent, no comment)
                 self._arm()
                 continue
             if message["type"] == "http.disconnect":
@@ -159,15 +168,39 @@ class _Stream:
             self._arm()
 
     async def write(self, chunk: bytes, more: bool = True) -> bool:
-        """Send a piece of the body; False if the client is gone."""
-        async with self.lock:
-            try:
-                await self.exchange.send(
-                    {"type": "http.response.body", "body": chunk, "more_body": more}
-                )
-            except OSError:
-                return False
-            self.last_write = self.loop.time()
+        """Send a piece of the body (after a comment in flight); False if the client is
+        gone. Only the request's task writes with it."""
+        while self.writing:
+            turn = self.turn = self.loop.create_future()
+            await turn
+        self.writing = True
+        try:
+            await self.exchange.send(
+                {"type": "http.response.body", "body": chunk, "more_body": more}
+            )
+        except OSError:
+            return False
+        finally:
+            self.writing = False
+        self.last_write = self.loop.time()
+        return True
+
+    async def _comment(self) -> bool:
+        """The watcher's keep-alive comment, when no write is in flight; False if the
+        client is gone."""
+        self.writing = True
+        try:
+            await self.exchange.send(
+                {"type": "http.response.body", "body": sse.comment(), "more_body": True}
+            )
+        except OSError:
+            return False
+        finally:
+            self.writing = False
+            turn, self.turn = self.turn, None
+            if turn is not None and not turn.done():
+                turn.set_result(None)
+        self.last_write = self.loop.time()
         return True
 
     async def emit(self, event: StreamEvent) -> bool:
