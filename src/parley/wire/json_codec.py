@@ -9,11 +9,25 @@ here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from parley.model import AgentCard, DataPart, Model, RawPart, StreamEvent, TextPart, UrlPart
+from parley.model import (
+    AgentCard,
+    Artifact,
+    DataPart,
+    Message,
+    Model,
+    RawPart,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+    UrlPart,
+)
 from parley.protocol.errors import InternalError, MethodNotFoundError, invalid_field
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import Operation
@@ -27,6 +41,36 @@ Decoder = Callable[[Any], Any]
 def each_part(encode: Encoder, decode: Decoder) -> dict[type[Any], tuple[Encoder, Decoder]]:
     """The standalone entries of the four part types, one encoder and decoder for all."""
     return {kind: (encode, decode) for kind in (TextPart, RawPart, UrlPart, DataPart)}
+
+
+CONTENT_TYPES = (
+    Message,
+    Artifact,
+    TaskStatus,
+    Task,
+    TaskStatusUpdateEvent,
+    TaskArtifactUpdateEvent,
+)
+"""The content types, in the order of `wire.content_writers.ContentWriters`."""
+
+
+class ContentReaders(NamedTuple):
+    """One form's readers of the content types, in the order of `CONTENT_TYPES`."""
+
+    message: Decoder
+    artifact: Decoder
+    status: Decoder
+    task: Decoder
+    status_event: Decoder
+    artifact_event: Decoder
+
+
+def each_content(
+    writers: Sequence[Encoder], readers: ContentReaders
+) -> dict[type[Any], tuple[Encoder, Decoder]]:
+    """The standalone entries of the content types: a form's writers (its
+    `wire.content_writers.ContentWriters`) and readers."""
+    return {kind: (writers[i], readers[i]) for i, kind in enumerate(CONTENT_TYPES)}
 
 
 @dataclass(frozen=True, slots=True)

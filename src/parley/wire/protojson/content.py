@@ -1,12 +1,13 @@
 """Messages, artifacts, task status, tasks and stream events in ProtoJSON, for both
-protos: one `Content` reader and writer, made once per version from its `spelling` table.
+protos: one `Content` reader and writer, made once per version from its `spelling` table
+(its writers are `wire.content_writers`' of that spelling).
 Hot paths: direct dict access; the shared readers only when a value is missing or odd.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, Protocol
 
 from parley.model import (
     Artifact,
@@ -15,17 +16,26 @@ from parley.model import (
     StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
-    TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
 )
 from parley.protocol.errors import InternalError
-from parley.protocol.lifecycle import ends_stream
+from parley.wire.content_writers import FINAL as FINAL  # noqa: PLC0414 - the 0.3 gRPC codec reads it here
+from parley.wire.content_writers import (
+    ArtifactEventWriter,
+    ArtifactWriter,
+    ContentWriters,
+    StatusEventWriter,
+    TaskWriter,
+    content_writers,
+)
+from parley.wire.json_codec import ContentReaders
 from parley.wire.protojson.fields import (
     ROLE_NAMES,
-    free,
     moment,
+    obj,
     one_of,
+    present,
     required,
     role,
     state,
@@ -34,9 +44,7 @@ from parley.wire.protojson.parts import decode_parts
 from parley.wire.protojson.spelling import SPELLING_V0_3, SPELLING_V1_0, Spelling
 from parley.wire.reader import (
     Obj,
-    fail,
     field,
-    format_timestamp,
     listed,
     nested,
     opt_bool,
@@ -46,28 +54,50 @@ from parley.wire.reader import (
     struct,
 )
 
-FINAL = {state: ends_stream(state) for state in TaskState}
-"""The 0.3 proto's `final` flag of a status update per state: true when it ends a stream."""
-
 
 class Content:
     """Model <-> ProtoJSON content of one proto version; its methods are the codec's."""
 
     def __init__(self, spelling: Spelling) -> None:
         self.spelling = spelling
-        self._state_names = spelling.state_names
+        writers = content_writers(
+            spelling.encode_parts,
+            ROLE_NAMES,
+            spelling.state_names,
+            message_parts=spelling.message_parts,
+            ids_first=spelling.ids_first,
+            reference_task_ids=spelling.reference_task_ids,
+            final=spelling.final,
+        )
+        self.writers = writers
+        self.encode_event: EventWriter = _event_writer(writers)
+        self.encode_message: Callable[[Message], Obj] = writers.message
+        self.encode_artifact: ArtifactWriter = writers.artifact
+        self.encode_status: Callable[[TaskStatus], Obj] = writers.status
+        self.encode_task: TaskWriter = writers.task
+        self.encode_status_event: StatusEventWriter = writers.status_event
+        self.encode_artifact_event: ArtifactEventWriter = writers.artifact_event
+        self.obj: Callable[[Any], Obj] = present if spelling.null_is_required else obj
+        """The value as a JSON object; null is `is required` in 0.3, `expected a JSON object`
+        in 1.0."""
         self._states = spelling.states
-        self._encode_parts = spelling.encode_parts
         self._decode_part = spelling.decode_part
         self._parts_key = spelling.message_parts
         self._metadata_first = spelling.metadata_first
-        self._ids_first = spelling.ids_first
         self._reference_task_ids = spelling.reference_task_ids
         self._event_members = (
             ("task", None),
             ("message", spelling.message_member),
             ("statusUpdate", "status_update"),
             ("artifactUpdate", "artifact_update"),
+        )
+        self.readers = ContentReaders(
+            self.decode_message,
+            self.decode_artifact,
+            self.decode_status,
+            self.decode_task,
+            self.decode_status_event,
+            self.decode_artifact_event,
         )
         self._event_decoders: dict[str, Callable[[Any], StreamEvent]] = {
             "task": self.decode_task,
@@ -76,49 +106,11 @@ class Content:
             "artifactUpdate": self.decode_artifact_event,
         }
 
-    def _refuse(self, value: Any) -> NoReturn:
-        """A value that is not a JSON object, where one is expected."""
-        missing = value is None and self.spelling.null_is_required
-        fail("", "", "is required" if missing else "expected a JSON object")
-
-    def obj(self, value: Any) -> Obj:
-        if type(value) is not dict:
-            self._refuse(value)
-        return value
-
     # --- messages ------------------------------------------------------------------------------
-
-    def encode_message(self, message: Message) -> Obj:
-        encode_parts = self._encode_parts  # a load, then a call: faster than a method-style call
-        if self._ids_first:  # 0.3's order of members
-            out: Obj = {"messageId": message.message_id}
-            if message.context_id:
-                out["contextId"] = message.context_id
-            if message.task_id:
-                out["taskId"] = message.task_id
-            out["role"] = ROLE_NAMES[message.role]
-            out[self._parts_key] = encode_parts(message.parts)
-        else:
-            out = {
-                "messageId": message.message_id,
-                "role": ROLE_NAMES[message.role],
-                "parts": encode_parts(message.parts),
-            }
-            if message.context_id:
-                out["contextId"] = message.context_id
-            if message.task_id:
-                out["taskId"] = message.task_id
-        if message.metadata is not None:
-            out["metadata"] = free(message.metadata)
-        if message.extensions:
-            out["extensions"] = list(message.extensions)
-        if message.reference_task_ids and self._reference_task_ids:
-            out["referenceTaskIds"] = list(message.reference_task_ids)
-        return out
 
     def decode_message(self, value: Any) -> Message:
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         d = value
         message_id = d.get("messageId")
         if type(message_id) is not str or not message_id:
@@ -152,23 +144,9 @@ class Content:
 
     # --- artifacts, status, tasks --------------------------------------------------------------
 
-    def encode_artifact(self, artifact: Artifact, parts: Any = None) -> Obj:
-        out: Obj = {"artifactId": artifact.artifact_id}
-        if artifact.name:
-            out["name"] = artifact.name
-        if artifact.description:
-            out["description"] = artifact.description
-        encode_parts = self._encode_parts
-        out["parts"] = encode_parts(artifact.parts) if parts is None else parts
-        if artifact.metadata is not None:
-            out["metadata"] = free(artifact.metadata)
-        if artifact.extensions:
-            out["extensions"] = list(artifact.extensions)
-        return out
-
     def decode_artifact(self, value: Any) -> Artifact:
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         d = value
         artifact_id = d.get("artifactId")
         if type(artifact_id) is not str or not artifact_id:
@@ -192,18 +170,10 @@ class Content:
             extensions=str_list(d, "extensions", "") if "extensions" in d else (),
         )
 
-    def encode_status(self, status: TaskStatus) -> Obj:
-        out: Obj = {"state": self._state_names[status.state]}
-        if status.message is not None:
-            out["message"] = self.encode_message(status.message)
-        if status.timestamp is not None:
-            out["timestamp"] = format_timestamp(status.timestamp)
-        return out
-
     def decode_status(self, value: Any) -> TaskStatus:
         """The message is read under its JSON name `message`, or its proto name."""
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         message = field(value, "message", self.spelling.status_message)
         return TaskStatus(
             state=state(value.get("state"), "state", self._states),
@@ -211,26 +181,10 @@ class Content:
             timestamp=None if value.get("timestamp") is None else moment(value, "timestamp"),
         )
 
-    def encode_task(self, task: Task, status: Any = None, history: Any = None) -> Obj:
-        """A Task; `contextId` is always written (REFERENCE §4.4). `status` and `history`:
-        their encodings, if already made, put in as they are."""
-        out: Obj = {
-            "id": task.id,
-            "contextId": task.context_id,
-            "status": self.encode_status(task.status) if status is None else status,
-        }
-        if task.artifacts:
-            out["artifacts"] = [self.encode_artifact(artifact) for artifact in task.artifacts]
-        if task.history:
-            out["history"] = history or [self.encode_message(message) for message in task.history]
-        if task.metadata is not None:
-            out["metadata"] = free(task.metadata)
-        return out
-
     def decode_task(self, value: Any) -> Task:
         """An absent `contextId` is empty (ProtoJSON writers drop empty strings)."""
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         d = value
         task_id = d.get("id")
         if type(task_id) is not str or not task_id:
@@ -254,22 +208,10 @@ class Content:
 
     # --- stream events -------------------------------------------------------------------------
 
-    def encode_status_event(self, event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
-        out: Obj = {
-            "taskId": event.task_id,
-            "contextId": event.context_id,
-            "status": self.encode_status(event.status) if status is None else status,
-        }
-        if self.spelling.final:  # derived from the state, always written (also when false)
-            out["final"] = FINAL[event.status.state]
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
-
     def decode_status_event(self, value: Any) -> TaskStatusUpdateEvent:
         """A 0.3 `final` is ignored: the model derives it from the state."""
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         d = value
         task_id, context_id = _event_ids(d)
         return TaskStatusUpdateEvent(
@@ -279,23 +221,9 @@ class Content:
             metadata=None if d.get("metadata") is None else struct(d, "metadata", ""),
         )
 
-    def encode_artifact_event(self, event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
-        out: Obj = {
-            "taskId": event.task_id,
-            "contextId": event.context_id,
-            "artifact": self.encode_artifact(event.artifact, parts),
-        }
-        if event.append:
-            out["append"] = True
-        if event.last_chunk:
-            out["lastChunk"] = True
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
-
     def decode_artifact_event(self, value: Any) -> TaskArtifactUpdateEvent:
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         d = value
         task_id, context_id = _event_ids(d)
         append = d.get("append")
@@ -313,26 +241,10 @@ class Content:
             metadata=None if d.get("metadata") is None else struct(d, "metadata", ""),
         )
 
-    def encode_event(
-        self, event: StreamEvent, status: Any = None, history: Any = None, parts: Any = None
-    ) -> Obj:
-        """A `StreamResponse`: the event under its oneof member name. `status` (a task's or
-        a status update's), `history` (a task's), `parts` (an artifact update's): their
-        encodings, if already made (e.g. `wire.json.fragment`s of stored rows), put in."""
-        if type(event) is TaskStatusUpdateEvent:
-            return {"statusUpdate": self.encode_status_event(event, status)}
-        if type(event) is TaskArtifactUpdateEvent:
-            return {"artifactUpdate": self.encode_artifact_event(event, parts)}
-        if type(event) is Task:
-            return {"task": self.encode_task(event, status, history)}
-        if type(event) is Message:
-            return {"message": self.encode_message(event)}
-        raise InternalError(f"Not a stream event: {type(event).__name__}")
-
     def decode_event(self, value: Any) -> StreamEvent:
         """A `StreamResponse`: exactly one of task, message, statusUpdate, artifactUpdate."""
         if type(value) is not dict:
-            self._refuse(value)
+            self.obj(value)  # raises: not an object
         if len(value) == 1:  # the usual shape: one camelCase member
             ((key, inner),) = value.items()
             decoder = self._event_decoders.get(key)
@@ -346,9 +258,11 @@ class Content:
     def encode_send_result(self, result: SendMessageResult) -> Obj:
         """A `SendMessageResponse`: `{"task": ...}` or `{"message": ...}`."""
         if type(result) is Task:
-            return {"task": self.encode_task(result)}
+            encode_task = self.encode_task
+            return {"task": encode_task(result)}
         if type(result) is Message:
-            return {"message": self.encode_message(result)}
+            encode_message = self.encode_message
+            return {"message": encode_message(result)}
         raise InternalError(f"SendMessage returns a Task or a Message, not {type(result).__name__}")
 
     def decode_send_result(self, value: Any) -> SendMessageResult:
@@ -366,6 +280,36 @@ def _event_ids(d: Obj) -> tuple[str, str]:
     if type(context_id) is not str or not context_id:
         context_id = req_str(d, "contextId", "", "context_id")
     return task_id, context_id
+
+
+class EventWriter(Protocol):
+    def __call__(
+        self, event: StreamEvent, status: Any = None, history: Any = None, parts: Any = None
+    ) -> Obj: ...
+
+
+def _event_writer(writers: ContentWriters) -> EventWriter:
+    """A `StreamResponse` writer: the event under its oneof member name. `status` (a task's
+    or a status update's), `history` (a task's), `parts` (an artifact update's): their
+    encodings, if already made (e.g. `wire.json_bytes.fragment`s of stored rows), put in.
+    A closure over the writers: no attribute is looked up per call."""
+    encode_status_event, encode_artifact_event = writers.status_event, writers.artifact_event
+    encode_task, encode_message = writers.task, writers.message
+
+    def encode_event(
+        event: StreamEvent, status: Any = None, history: Any = None, parts: Any = None
+    ) -> Obj:
+        if type(event) is TaskStatusUpdateEvent:
+            return {"statusUpdate": encode_status_event(event, status)}
+        if type(event) is TaskArtifactUpdateEvent:
+            return {"artifactUpdate": encode_artifact_event(event, parts)}
+        if type(event) is Task:
+            return {"task": encode_task(event, status, history)}
+        if type(event) is Message:
+            return {"message": encode_message(event)}
+        raise InternalError(f"Not a stream event: {type(event).__name__}")
+
+    return encode_event
 
 
 V1_0 = Content(SPELLING_V1_0)

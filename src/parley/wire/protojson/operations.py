@@ -51,6 +51,7 @@ from parley.wire.v0_3.push import encode_push_config as encode_push_config_v0_3
 # Bound once: a method bound per call would cost an allocation on the hot path.
 _ENCODE_MESSAGE, _DECODE_MESSAGE = V1_0.encode_message, V1_0.decode_message
 _ENCODE_MESSAGE_V0_3, _DECODE_MESSAGE_V0_3 = V0_3.encode_message, V0_3.decode_message
+_ENCODE_TASK = V1_0.encode_task
 
 # --- SendMessage -------------------------------------------------------------------------------
 
@@ -256,7 +257,7 @@ def _status_filter(value: Any) -> TaskState | None:
 def encode_list_tasks_result(response: ListTasksResponse) -> Obj:
     """Every field is REQUIRED: `nextPageToken` is `""` on the last page."""
     return {
-        "tasks": [V1_0.encode_task(task) for task in response.tasks],
+        "tasks": list(map(_ENCODE_TASK, response.tasks)),
         "nextPageToken": response.next_page_token,
         "pageSize": response.page_size,
         "totalSize": response.total_size,

@@ -8,12 +8,11 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from parley.model import Artifact, Message, Part, Role, Task, TaskState, TaskStatus
-from parley.wire.reader import fail, format_timestamp, timestamp
+from parley.wire.content_writers import content_writers
+from parley.wire.reader import fail, listed, timestamp
 from parley.wire.v0_3.fields import (
     Obj,
     ident,
-    items,
-    json_object,
     kind_error,
     nested,
     obj,
@@ -38,27 +37,21 @@ STATE_NAMES = {
 }
 STATES = {name: state for state, name in STATE_NAMES.items()}
 
+WRITERS = content_writers(
+    encode_parts,
+    ROLE_NAMES,
+    STATE_NAMES,
+    kinds=True,
+    artifact_parts_first=True,
+    final=True,
+)
+"""The 0.3 JSON-RPC writers: each object with its `kind`, an artifact's parts after its id."""
+encode_message = WRITERS.message
+encode_status = WRITERS.status
+encode_artifact = WRITERS.artifact
+encode_task = WRITERS.task
+
 # --- messages ----------------------------------------------------------------------------
-
-
-def encode_message(message: Message) -> Obj:
-    out: Obj = {
-        "kind": "message",
-        "messageId": message.message_id,
-        "role": ROLE_NAMES[message.role],
-        "parts": encode_parts(message.parts),
-    }
-    if message.context_id:
-        out["contextId"] = message.context_id
-    if message.task_id:
-        out["taskId"] = message.task_id
-    if message.metadata is not None:
-        out["metadata"] = json_object(message.metadata)
-    if message.extensions:
-        out["extensions"] = list(message.extensions)
-    if message.reference_task_ids:
-        out["referenceTaskIds"] = list(message.reference_task_ids)
-    return out
 
 
 def decode_message(value: Any) -> Message:
@@ -111,15 +104,6 @@ def _full_message(d: Obj, message_id: str, role: Role, parts: tuple[Part, ...]) 
 # --- status, artifacts, tasks --------------------------------------------------------------
 
 
-def encode_status(status: TaskStatus) -> Obj:
-    out: Obj = {"state": STATE_NAMES[status.state]}
-    if status.message is not None:
-        out["message"] = encode_message(status.message)
-    if status.timestamp is not None:
-        out["timestamp"] = format_timestamp(status.timestamp)
-    return out
-
-
 def decode_status(value: Any) -> TaskStatus:
     d = obj(value)
     name = d.get("state")
@@ -157,22 +141,6 @@ def _timestamp(moment: Any, d: Obj) -> datetime | None:
         fail("", "timestamp", "out of range")
 
 
-def encode_artifact(artifact: Artifact) -> Obj:
-    out: Obj = {
-        "artifactId": artifact.artifact_id,
-        "parts": encode_parts(artifact.parts),
-    }
-    if artifact.name:
-        out["name"] = artifact.name
-    if artifact.description:
-        out["description"] = artifact.description
-    if artifact.metadata is not None:
-        out["metadata"] = json_object(artifact.metadata)
-    if artifact.extensions:
-        out["extensions"] = list(artifact.extensions)
-    return out
-
-
 def decode_artifact(value: Any) -> Artifact:
     d = obj(value)
     artifact_id = ident(d, "artifactId")
@@ -198,30 +166,24 @@ def decode_artifact(value: Any) -> Artifact:
     )
 
 
-def encode_task(task: Task) -> Obj:
-    out: Obj = {
-        "kind": "task",
-        "id": task.id,
-        "contextId": task.context_id,
-        "status": encode_status(task.status),
-    }
-    if task.artifacts:
-        out["artifacts"] = list(map(encode_artifact, task.artifacts))
-    if task.history:
-        out["history"] = list(map(encode_message, task.history))
-    if task.metadata is not None:
-        out["metadata"] = json_object(task.metadata)
-    return out
+def kinded_ids(value: Any, kind: str, id_key: str) -> tuple[str, str]:
+    """The id (under `id_key`) and `contextId` of an object of `kind`, both required and
+    non-empty; the kind is checked first, then the id, then the context id."""
+    if type(value) is not dict or value.get("kind") != kind:
+        kind_error(value, f"'{kind}'")
+    first, context_id = value.get(id_key), value.get("contextId")
+    if type(first) is str and first and type(context_id) is str and context_id:
+        return first, context_id
+    return ident(value, id_key), ident(value, "contextId")
 
 
 def decode_task(value: Any) -> Task:
-    if type(value) is not dict or value.get("kind") != "task":
-        kind_error(value, "'task'")
+    task_id, context_id = kinded_ids(value, "task", "id")
     return Task(
-        id=ident(value, "id"),
-        context_id=ident(value, "contextId"),
+        id=task_id,
+        context_id=context_id,
         status=nested(value.get("status"), decode_status, "status"),
-        artifacts=items(value.get("artifacts"), decode_artifact, "artifacts"),
-        history=items(value.get("history"), decode_message, "history"),
+        artifacts=listed("artifacts", decode_artifact, value.get("artifacts")),
+        history=listed("history", decode_message, value.get("history")),
         metadata=optional_metadata(value.get("metadata")),
     )

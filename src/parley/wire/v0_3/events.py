@@ -12,88 +12,65 @@ from parley.model import (
     StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
-    TaskState,
     TaskStatusUpdateEvent,
 )
 from parley.protocol.errors import InternalError
-from parley.protocol.lifecycle import ends_stream
+from parley.wire.json_codec import ContentReaders
 from parley.wire.v0_3.content import (
+    WRITERS,
     decode_artifact,
     decode_message,
     decode_status,
     decode_task,
-    encode_artifact,
     encode_message,
-    encode_status,
     encode_task,
+    kinded_ids,
 )
 from parley.wire.v0_3.fields import (
     Obj,
     flag,
-    ident,
-    json_object,
     kind_error,
     nested,
     optional_metadata,
 )
 
-FINAL = {state: ends_stream(state) for state in TaskState}
-"""0.3's `final` flag per state: true when the state ends a stream."""
-
-
-def encode_status_update(event: TaskStatusUpdateEvent) -> Obj:
-    """`final` is derived: true when the state ends a stream (terminal or interrupted)."""
-    out: Obj = {
-        "kind": "status-update",
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "status": encode_status(event.status),
-        "final": FINAL[event.status.state],
-    }
-    if event.metadata is not None:
-        out["metadata"] = json_object(event.metadata)
-    return out
+encode_status_update = WRITERS.status_event
+"""`final` is derived: true when the state ends a stream (terminal or interrupted)."""
+encode_artifact_update = WRITERS.artifact_event
 
 
 def decode_status_update(value: Any) -> TaskStatusUpdateEvent:
     """`final` is ignored: the model derives it from the state."""
-    if type(value) is not dict or value.get("kind") != "status-update":
-        kind_error(value, "'status-update'")
+    task_id, context_id = kinded_ids(value, "status-update", "taskId")
     return TaskStatusUpdateEvent(
-        task_id=ident(value, "taskId"),
-        context_id=ident(value, "contextId"),
+        task_id=task_id,
+        context_id=context_id,
         status=nested(value.get("status"), decode_status, "status"),
         metadata=optional_metadata(value.get("metadata")),
     )
 
 
-def encode_artifact_update(event: TaskArtifactUpdateEvent) -> Obj:
-    out: Obj = {
-        "kind": "artifact-update",
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "artifact": encode_artifact(event.artifact),
-    }
-    if event.append:
-        out["append"] = True
-    if event.last_chunk:
-        out["lastChunk"] = True
-    if event.metadata is not None:
-        out["metadata"] = json_object(event.metadata)
-    return out
-
-
 def decode_artifact_update(value: Any) -> TaskArtifactUpdateEvent:
-    if type(value) is not dict or value.get("kind") != "artifact-update":
-        kind_error(value, "'artifact-update'")
+    task_id, context_id = kinded_ids(value, "artifact-update", "taskId")
     return TaskArtifactUpdateEvent(
-        task_id=ident(value, "taskId"),
-        context_id=ident(value, "contextId"),
+        task_id=task_id,
+        context_id=context_id,
         artifact=nested(value.get("artifact"), decode_artifact, "artifact"),
         append=flag(value.get("append"), "append"),
         last_chunk=flag(value.get("lastChunk"), "lastChunk"),
         metadata=optional_metadata(value.get("metadata")),
     )
+
+
+READERS = ContentReaders(
+    message=decode_message,
+    artifact=decode_artifact,
+    status=decode_status,
+    task=decode_task,
+    status_event=decode_status_update,
+    artifact_event=decode_artifact_update,
+)
+"""The 0.3 JSON-RPC readers of the content types (`content.WRITERS`' counterparts)."""
 
 
 def encode_event(event: StreamEvent) -> Obj:

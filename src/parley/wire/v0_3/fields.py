@@ -116,11 +116,6 @@ def optional_metadata(value: Any, key: str = "metadata") -> JSONObject | None:
     return None if value is None else metadata(value, key)
 
 
-def json_object(value: JSONObject) -> Obj:
-    """A model mapping as a JSON object (models normally hold plain dicts already)."""
-    return value if type(value) is dict else dict(value)
-
-
 def kind_error(value: Any, expected: str) -> NoReturn:
     """The error for a missing, unknown or non-object `kind`d value."""
     if type(value) is not dict:

@@ -13,7 +13,7 @@ from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.json_bytes import JSON
-from parley.wire.json_codec import JsonCodec, JsonForms, each_part
+from parley.wire.json_codec import JsonCodec, JsonForms, each_content, each_part
 from parley.wire.v0_3 import card as cards
 from parley.wire.v0_3 import content, events, operations, parts, push, security
 
@@ -37,12 +37,7 @@ def _list_tasks(value: Any) -> Any:
 # The standalone form of each model type: (encoder, decoder).
 STANDALONE: dict[type[m.Model], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
     **each_part(parts.encode_part, parts.decode_part),
-    m.Message: (content.encode_message, content.decode_message),
-    m.TaskStatus: (content.encode_status, content.decode_status),
-    m.Artifact: (content.encode_artifact, content.decode_artifact),
-    m.Task: (content.encode_task, content.decode_task),
-    m.TaskStatusUpdateEvent: (events.encode_status_update, events.decode_status_update),
-    m.TaskArtifactUpdateEvent: (events.encode_artifact_update, events.decode_artifact_update),
+    **each_content(content.WRITERS, events.READERS),
     m.AuthenticationInfo: (push.encode_auth, push.decode_auth),
     m.TaskPushNotificationConfig: (push.encode_task_push_config, push.decode_task_push_config),
     m.AgentCard: (cards.encode_card, cards.decode_card),

@@ -28,15 +28,14 @@ from parley.model import (
 )
 from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
-from parley.wire.reader import fail, opt_bool, opt_int32
+from parley.wire.protojson.fields import free
+from parley.wire.reader import fail, listed, opt_bool, opt_int32
 from parley.wire.v0_3.card import decode_card, encode_card
 from parley.wire.v0_3.content import decode_message, decode_task, encode_message, encode_task
 from parley.wire.v0_3.events import decode_result, encode_event
 from parley.wire.v0_3.fields import (
     Obj,
     ident,
-    items,
-    json_object,
     nested,
     obj,
     optional_metadata,
@@ -59,7 +58,7 @@ def _params(value: Any) -> Obj:
 
 def _with_metadata(out: Obj, request: Any) -> Obj:
     if request.metadata is not None:
-        out["metadata"] = json_object(request.metadata)
+        out["metadata"] = free(request.metadata)
     return out
 
 
@@ -215,7 +214,7 @@ def decode_push_list(value: Any) -> ListTaskPushNotificationConfigsResponse:
     if type(value) is not list:
         fail("", "result", "is required" if value is None else "expected a list")
     return ListTaskPushNotificationConfigsResponse(
-        configs=items(value, decode_task_push_config, "result")
+        configs=listed("result", decode_task_push_config, value)
     )
 
 

@@ -10,11 +10,11 @@ from typing import Any, NoReturn
 from parley.model import DataPart, Part, RawPart, TextPart, UrlPart
 from parley.protocol.errors import InternalError, InvalidParamsError
 from parley.wire.limits import active
+from parley.wire.protojson.fields import free
 from parley.wire.reader import b64decode, b64encode, check_depth, fail
 from parley.wire.v0_3.fields import (
     Obj,
     items,
-    json_object,
     kind_error,
     nested,
     obj,
@@ -42,12 +42,17 @@ def encode_part(part: Part) -> Obj:
     else:
         raise InternalError(f"Not a part: {type(part).__name__}")
     if part.metadata is not None:
-        out["metadata"] = json_object(part.metadata)
+        out["metadata"] = free(part.metadata)
     return out
 
 
 def encode_parts(parts: tuple[Part, ...]) -> list[Obj]:
-    """Plain text parts (the common case) are written inline."""
+    """Plain text parts (the common case) are written inline; a lone one without the
+    comprehension (a function made and called, on this Python)."""
+    if len(parts) == 1:
+        part = parts[0]
+        if type(part) is TextPart and part.metadata is None:
+            return [{"kind": "text", "text": part.text}]
     return [
         {"kind": "text", "text": p.text}
         if type(p) is TextPart and p.metadata is None

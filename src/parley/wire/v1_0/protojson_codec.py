@@ -10,19 +10,14 @@ from typing import Any
 from parley import model as m
 from parley.protocol.negotiation import Version
 from parley.wire.json_bytes import JSON
-from parley.wire.json_codec import JsonCodec, JsonForms, each_part
+from parley.wire.json_codec import JsonCodec, JsonForms, each_content, each_part
 from parley.wire.protojson import push
 from parley.wire.v1_0 import card as cards
 from parley.wire.v1_0 import content, operations, security
 
 STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
     **each_part(content.encode_part, content.decode_part),
-    m.Message: (content.encode_message, content.decode_message),
-    m.TaskStatus: (content.encode_status, content.decode_status),
-    m.Artifact: (content.encode_artifact, content.decode_artifact),
-    m.Task: (content.encode_task, content.decode_task),
-    m.TaskStatusUpdateEvent: (content.encode_status_event, content.decode_status_event),
-    m.TaskArtifactUpdateEvent: (content.encode_artifact_event, content.decode_artifact_event),
+    **each_content(content.CONTENT.writers, content.CONTENT.readers),
     m.AuthenticationInfo: (push.encode_auth, push.decode_auth),
     m.TaskPushNotificationConfig: (push.encode_push_config, push.decode_push_config),
     m.AgentCard: (cards.encode_card, cards.decode_card),

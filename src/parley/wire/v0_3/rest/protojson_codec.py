@@ -12,7 +12,7 @@ from parley import model as m
 from parley.protocol.errors import MethodNotFoundError
 from parley.protocol.negotiation import Version
 from parley.wire.json_bytes import JSON
-from parley.wire.json_codec import JsonCodec, JsonForms, each_part
+from parley.wire.json_codec import JsonCodec, JsonForms, each_content, each_part
 from parley.wire.protojson import operations as protojson_operations
 from parley.wire.protojson import parts, push
 from parley.wire.protojson.content import V0_3
@@ -45,12 +45,7 @@ def _list_tasks(value: Any) -> Any:
 
 STANDALONE: dict[type[Any], tuple[Callable[[Any], JSON], Callable[[Any], Any]]] = {
     **each_part(parts.encode_part_v0_3, parts.decode_part_v0_3),
-    m.Message: (V0_3.encode_message, V0_3.decode_message),
-    m.TaskStatus: (V0_3.encode_status, V0_3.decode_status),
-    m.Artifact: (V0_3.encode_artifact, V0_3.decode_artifact),
-    m.Task: (V0_3.encode_task, V0_3.decode_task),
-    m.TaskStatusUpdateEvent: (V0_3.encode_status_event, V0_3.decode_status_event),
-    m.TaskArtifactUpdateEvent: (V0_3.encode_artifact_event, V0_3.decode_artifact_event),
+    **each_content(V0_3.writers, V0_3.readers),
     m.AuthenticationInfo: (jsonrpc_push.encode_auth, jsonrpc_push.decode_auth),
     m.TaskPushNotificationConfig: (push.encode_named_config, push.decode_named_config),
     m.SendMessageConfiguration: (
