@@ -5,7 +5,7 @@ version, with the agent card, a health check and the ASGI lifespan protocol.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import get_args
 from urllib.parse import quote
 
@@ -44,54 +44,51 @@ class A2AApp:
         self.allowed_hosts = allowed_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Route; a client that leaves early gets nothing, a bug a bare 500. The route is
+        awaited right here: a coroutine of ours around it would be held as long as a
+        stream stays open."""
         kind = scope["type"]
         if kind == "http":
-            await self._http(Exchange(scope, receive, send, Request.from_scope(scope)))
+            exchange = Exchange(scope, receive, send, Request.from_scope(scope))
+            try:
+                await self._route(exchange)
+            except Disconnected:
+                return
+            except Refused as refused:
+                await self._refuse(exchange, refused)
+            except Exception as exc:
+                error = to_a2a_error(exc, "the ASGI app")
+                if not exchange.started:
+                    _, body = rest_error(error, self.settings.served[0], table=self.settings.errors)
+                    await exchange.respond_json(500, body)
         elif kind == "lifespan":
             await lifespan((self.settings.handler,), receive, send)
         elif kind == "websocket":
             await send({"type": "websocket.close", "code": 1000})
 
-    async def _http(self, exchange: Exchange) -> None:
-        """Route; a client that leaves early gets nothing, a bug a bare 500."""
-        try:
-            await self._route(exchange)
-        except Disconnected:
-            return
-        except Refused as refused:
-            await self._refuse(exchange, refused)
-        except Exception as exc:
-            error = to_a2a_error(exc, "the ASGI app")
-            if not exchange.started:
-                _, body = rest_error(error, self.settings.served[0], table=self.settings.errors)
-                await exchange.respond_json(500, body)
-
-    async def _route(self, exchange: Exchange) -> None:
-        """Every path but health needs an allowed Host; a method (not the card) needs a
-        request no other site's page made (`parley.asgi.guard`)."""
+    def _route(self, exchange: Exchange) -> Awaitable[None]:
+        """The answer to await: every path but health needs an allowed Host; a method (not
+        the card) needs a request no other site's page made (`parley.asgi.guard`)."""
         path, method = exchange.request.path, exchange.request.method
         if self.allowed_hosts is not None and path != HEALTH_PATH:
             check_host(exchange.request.headers, self.allowed_hosts)
         if path == self.jsonrpc_path:
             if method == "POST":
                 check_site(exchange.request.headers)
-                await serve_jsonrpc(self.settings, exchange)
-            elif method == "GET":  # the 0.3 TCK GETs the card's JSON-RPC `url`
-                await self._get_root(exchange)
-            else:
-                await self._not_allowed(exchange, ("GET", "POST"))
-        elif path in WELL_KNOWN_PATHS or path == HEALTH_PATH:
+                return serve_jsonrpc(self.settings, exchange)
+            if method == "GET":  # the 0.3 TCK GETs the card's JSON-RPC `url`
+                return self._get_root(exchange)
+            return self._not_allowed(exchange, ("GET", "POST"))
+        if path in WELL_KNOWN_PATHS or path == HEALTH_PATH:
             if method != "GET":
-                await self._not_allowed(exchange, ("GET",))
-            elif path == HEALTH_PATH:
-                await exchange.respond_json(200, {"status": "ok"})
-            else:
-                await serve_card(self.cards, exchange)
-        elif path == "/" and method == "GET" and wants_page(exchange.request):
-            await self._get_root(exchange)
-        else:
-            check_site(exchange.request.headers)
-            await serve_rest(self.settings, exchange)
+                return self._not_allowed(exchange, ("GET",))
+            if path == HEALTH_PATH:
+                return exchange.respond_json(200, {"status": "ok"})
+            return serve_card(self.cards, exchange)
+        if path == "/" and method == "GET" and wants_page(exchange.request):
+            return self._get_root(exchange)
+        check_site(exchange.request.headers)
+        return serve_rest(self.settings, exchange)
 
     async def _get_root(self, exchange: Exchange) -> None:
         """A browser at the root gets a page linking the card (`parley.asgi.root`); any

@@ -4,6 +4,7 @@ tells the version, which the `A2A-Version` header must confirm (REFERENCE §1.3)
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +63,9 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
         return
     try:
         with applied(settings.limits):
-            await _serve(settings, exchange, reply, caller, asked)
+            stream = await _serve(settings, exchange, reply, caller, asked)
+            if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
+                await stream
     except A2AError as err:
         body = jsonrpc.failure(reply.id, err, reply.version)
         await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
@@ -70,7 +73,9 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
 
 async def _serve(
     settings: Settings, exchange: Exchange, reply: _Reply, caller: Caller, asked: AskedVersion
-) -> None:
+) -> Coroutine[Any, Any, None] | None:
+    """Answer a unary call (None); a streaming one's SSE response, to be awaited once the
+    request's body, JSON and call are no longer held: only the stream's own state is."""
     value = loads(await exchange.read_body(settings.limits), settings.limits)
     reply.id = jsonrpc.request_id_of(value)
     call = jsonrpc.parse_request(value)
@@ -95,7 +100,7 @@ async def _serve(
     )
     if call.is_notification:
         await exchange.respond(204, content_type=None)
-        return
+        return None
     if not spec.streaming:
         try:  # (awaited here: no coroutine of ours between the binding and the handler)
             result = await UNARY[operation].call(settings.handler, ctx, request)
@@ -103,7 +108,7 @@ async def _serve(
             raise to_a2a_error(exc, operation.value) from None
         body = jsonrpc.success(call.id, codec.encode_response(operation, result))
         await exchange.respond_json(200, body, echo_headers(ctx))
-        return
+        return None
 
     in_stream = codec_table.JSONRPC_ERRORS_IN_STREAM[version]
     framing = _framing(call.id, codec, version)
@@ -113,8 +118,8 @@ async def _serve(
         if not in_stream:
             raise
         await streaming.fail(exchange, framing, err, echo_headers(ctx))
-        return
-    await streaming.stream(
+        return None
+    return streaming.stream(
         exchange,
         events,
         framing,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -207,7 +207,9 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
         caller = await authenticate(settings, exchange)
         version = asked.required()
         with applied(settings.limits):
-            await _serve(settings, exchange, version, caller)
+            stream = await _serve(settings, exchange, version, caller)
+            if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
+                await stream
     except _WrongVerbError as err:
         status, body = rest_error(err, version, 405, settings.errors)
         await exchange.respond_json(status, body, [("Allow", ", ".join(err.allowed))])
@@ -216,7 +218,11 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
         await exchange.respond_json(status, body, error_headers(err))
 
 
-async def _serve(settings: Settings, exchange: Exchange, version: Version, caller: Caller) -> None:
+async def _serve(
+    settings: Settings, exchange: Exchange, version: Version, caller: Caller
+) -> Coroutine[Any, Any, None] | None:
+    """Answer a unary call (None); a streaming one's SSE response, to be awaited once the
+    request's body and JSON are no longer held: only the stream's own state is."""
     request = exchange.request
     spec, parameters = find_route(version, request.method, request.path)
     codec = REST[version]
@@ -236,7 +242,7 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
             raise to_a2a_error(exc, spec.operation.value) from None
         body = codec.encode_response(spec.operation, result)
         await exchange.respond_json(200, body, echo_headers(ctx))
-        return
+        return None
 
     numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
 
@@ -253,7 +259,7 @@ async def _serve(settings: Settings, exchange: Exchange, version: Version, calle
         return sse.encode(dumps(rest_error(err, version, table=settings.errors)[1]), event="error")
 
     events = open_stream(settings.handler, STREAMING[spec.operation], ctx, model_request)
-    await streaming.stream(
+    return streaming.stream(
         exchange,
         events,
         streaming.Framing(event, error),
