@@ -12,8 +12,7 @@ answer holds no run, so a caller at its cap can still answer its tasks once a ru
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 
 from parley.protocol.errors import RateLimitedError
 from parley.server.context import ANONYMOUS, CallContext
@@ -35,12 +34,12 @@ class Caps:
         self.total = 0
         self._runs: dict[asyncio.Task[None], str] = {}
 
-    @contextmanager
-    def stream(self, ctx: CallContext) -> Iterator[None]:
-        """Hold one of the caller's streams while the block runs."""
+    def stream(self, ctx: CallContext) -> AbstractContextManager[None]:
+        """One of the caller's streams, held until the `with` block around the call ends
+        (RateLimitedError at the cap, before the block). What an open stream holds is a
+        small token, not a generator's frame."""
         if self.max_streams is None:
-            yield
-            return
+            return _UNCOUNTED
         who = holder(ctx.caller, ctx.client)
         count = self.streams.get(who, 0)
         if count >= self.max_streams:
@@ -49,14 +48,7 @@ class Caps:
                 retry_after=_RETRY_SECONDS,
             )
         self.streams[who] = count + 1
-        try:
-            yield
-        finally:
-            left = self.streams[who] - 1
-            if left:
-                self.streams[who] = left
-            else:
-                del self.streams[who]
+        return _Held(self.streams, who)
 
     def admit_run(self, ctx: CallContext) -> None:
         """Refuse a message that would begin a run when its caller, or everyone, has as
@@ -95,3 +87,27 @@ class Caps:
             running[who] = left
         else:
             del running[who]
+
+
+class _Held:
+    """One held stream: its caller's count goes down once, when the block ends."""
+
+    __slots__ = ("_streams", "_who")
+
+    def __init__(self, streams: dict[str, int], who: str) -> None:
+        self._streams = streams
+        self._who = who
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        streams, who = self._streams, self._who
+        left = streams[who] - 1
+        if left:
+            streams[who] = left
+        else:
+            del streams[who]
+
+
+_UNCOUNTED: AbstractContextManager[None] = nullcontext()
