@@ -131,20 +131,32 @@ async def _serve(
 
 def _framing(call_id: jsonrpc.RequestId, codec: Codec[Any], version: Version) -> streaming.Framing:
     """Each event as a frame of the success envelope for `call_id`; an error as a failure."""
-    numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
-    # The envelope is the same for every event: encoded once, each result spliced in.
-    head, tail = dumps(jsonrpc.success(call_id, None)).rsplit(b"null", 1)
+    frames = _Frames(call_id, codec, version)
+    return streaming.Framing(frames.event, frames.error)
 
-    def event(item: StreamEvent, sequence: int | None) -> bytes:
-        if numbering:
+
+class _Frames:
+    """One stream's framing state: a few slots (closures would hold a cell apiece for as
+    long as the stream is open)."""
+
+    __slots__ = ("call_id", "codec", "head", "numbering", "tail", "version")
+
+    def __init__(self, call_id: jsonrpc.RequestId, codec: Codec[Any], version: Version) -> None:
+        self.call_id = call_id
+        self.codec = codec
+        self.version = version
+        self.numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+        # The envelope is the same for every event: encoded once, each result spliced in.
+        self.head, self.tail = dumps(jsonrpc.success(call_id, None)).rsplit(b"null", 1)
+
+    def event(self, item: StreamEvent, sequence: int | None) -> bytes:
+        if self.numbering:
             item = generations.numbered(item, sequence)
-        data = dumps(codec.encode_event(item))
+        data = dumps(self.codec.encode_event(item))
         # `sse.encode`'s frame, written out: compact JSON is one line (no CR or LF in it).
         if sequence is None:
-            return b"data: %s%s%s\n\n" % (head, data, tail)
-        return b"id: %d\ndata: %s%s%s\n\n" % (sequence, head, data, tail)
+            return b"data: %s%s%s\n\n" % (self.head, data, self.tail)
+        return b"id: %d\ndata: %s%s%s\n\n" % (sequence, self.head, data, self.tail)
 
-    def error(err: A2AError) -> bytes:
-        return sse.encode(dumps(jsonrpc.failure(call_id, err, version)))
-
-    return streaming.Framing(event, error)
+    def error(self, err: A2AError) -> bytes:
+        return sse.encode(dumps(jsonrpc.failure(self.call_id, err, self.version)))

@@ -36,8 +36,9 @@ from parley.protocol.operations import OPERATIONS, OperationSpec
 from parley.server.context import Caller
 from parley.server.handler import STREAMING, UNARY
 from parley.wire import sse
+from parley.wire.codec_seam import Codec
 from parley.wire.codec_table import REST
-from parley.wire.errors import rest_error
+from parley.wire.errors import ErrorTable, rest_error
 from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied
 
@@ -244,25 +245,43 @@ async def _serve(
         await exchange.respond_json(200, body, echo_headers(ctx))
         return None
 
-    numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+    events = open_stream(settings.handler, STREAMING[spec.operation], ctx, model_request)
+    return streaming.stream(
+        exchange,
+        events,
+        _framing(codec, version, settings.errors),
+        settings.keepalive_seconds,
+        echo_headers(ctx),
+    )
 
-    def event(item: StreamEvent, sequence: int | None) -> bytes:
-        if numbering:
+
+def _framing(codec: Codec[Any], version: Version, errors: ErrorTable) -> streaming.Framing:
+    """Each event as its own frame; an error as an `error` event with the error's body."""
+    frames = _Frames(codec, version, errors)
+    return streaming.Framing(frames.event, frames.error)
+
+
+class _Frames:
+    """One stream's framing state: a few slots (closures would hold a cell apiece for as
+    long as the stream is open)."""
+
+    __slots__ = ("codec", "errors", "numbering", "version")
+
+    def __init__(self, codec: Codec[Any], version: Version, errors: ErrorTable) -> None:
+        self.codec = codec
+        self.version = version
+        self.errors = errors
+        self.numbering = codec.version in generations.SHOWN_IN  # (the events carry none)
+
+    def event(self, item: StreamEvent, sequence: int | None) -> bytes:
+        if self.numbering:
             item = generations.numbered(item, sequence)
-        data = dumps(codec.encode_event(item))
+        data = dumps(self.codec.encode_event(item))
         # `sse.encode`'s frame, written out: compact JSON is one line (no CR or LF in it).
         if sequence is None:
             return b"data: %s\n\n" % data
         return b"id: %d\ndata: %s\n\n" % (sequence, data)
 
-    def error(err: A2AError) -> bytes:
-        return sse.encode(dumps(rest_error(err, version, table=settings.errors)[1]), event="error")
-
-    events = open_stream(settings.handler, STREAMING[spec.operation], ctx, model_request)
-    return streaming.stream(
-        exchange,
-        events,
-        streaming.Framing(event, error),
-        settings.keepalive_seconds,
-        echo_headers(ctx),
-    )
+    def error(self, err: A2AError) -> bytes:
+        body = rest_error(err, self.version, table=self.errors)[1]
+        return sse.encode(dumps(body), event="error")
