@@ -9,7 +9,8 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from parley.model import AgentCard, AgentExtension
 from parley.protocol.errors import ExtensionSupportRequiredError, VersionNotSupportedError
@@ -104,8 +105,7 @@ def parse_version(value: str | None, served: Collection[Version] = tuple(Version
     return version
 
 
-@dataclass(frozen=True, slots=True)
-class AskedVersion:
+class AskedVersion(msgspec.Struct, frozen=True):
     """A request's `A2A-Version`, parsed once per request (`ask_version`): `asked`, the
     version it names or the error it is refused with (raised only where the request's own
     version is needed: `required`), and `answer`, the version to answer in meanwhile."""

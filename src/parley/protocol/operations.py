@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from parley.model import (
     AgentCard,
@@ -64,16 +65,14 @@ class Capability(enum.Enum):
     EXTENDED_AGENT_CARD = "extended_agent_card"
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """One REST route: HTTP verb and path template (`{name}` = one path segment)."""
 
     verb: str
     path: str
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
+class Binding(msgspec.Struct, frozen=True):
     """How one operation is spelled in one protocol version."""
 
     jsonrpc_method: str
@@ -81,8 +80,7 @@ class Binding:
     grpc_method: str
 
 
-@dataclass(frozen=True, slots=True)
-class OperationSpec:
+class OperationSpec(msgspec.Struct, frozen=True):
     """Everything about one operation. `response` None means an empty response.
 
     `idempotent`: sending the same request again gets the same answer and changes nothing
