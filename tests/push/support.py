@@ -8,8 +8,9 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any, TypeVar
+
+from msgspec.structs import replace
 
 from parley.model import (
     AuthenticationInfo,

@@ -5,7 +5,6 @@ every operation receives and every store key is scoped by (DESIGN 8).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
@@ -18,13 +17,12 @@ if TYPE_CHECKING:
 ANONYMOUS = "anonymous"
 
 
-@dataclass(frozen=True, slots=True)
-class Caller:
+class Caller(msgspec.Struct, frozen=True):
     """An authenticated (or anonymous) principal."""
 
     id: str = ANONYMOUS
     scopes: frozenset[str] = frozenset()
-    claims: Mapping[str, object] = field(default_factory=dict)
+    claims: Mapping[str, object] = msgspec.field(default_factory=dict)
 
 
 class CallContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,8 +55,7 @@ class CallContext(msgspec.Struct, frozen=True, kw_only=True):
         return (self.tenant, self.caller.id)
 
 
-@dataclass(frozen=True, slots=True)
-class AuthRequest:
+class AuthRequest(msgspec.Struct, frozen=True):
     """What an authenticator may look at: the whole request but its body.
 
     `transport` is "http", "grpc" or "memory" (`InMemoryTransport`); `method` the HTTP verb

@@ -10,8 +10,9 @@ method's, and importing this module checks it against the operations table's.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
+
+import msgspec
 
 from parley.model import (
     AgentCard,
@@ -92,8 +93,7 @@ Req = TypeVar("Req", bound=Model)
 Out_co = TypeVar("Out_co", covariant=True)
 
 
-@dataclass(frozen=True, slots=True)
-class HandlerCall(Generic[Req, Out_co]):
+class HandlerCall(msgspec.Struct, Generic[Req, Out_co], frozen=True):
     """One operation's handler method: `call(handler, ctx, request)` is
     `handler.<operation>(ctx, request)`, an awaitable (unary) or an event iterator."""
 

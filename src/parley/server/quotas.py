@@ -22,8 +22,9 @@ import logging
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+import msgspec
 
 from parley.protocol.errors import RateLimitedError
 from parley.protocol.operations import Operation
@@ -55,8 +56,7 @@ _QUIET_SECONDS = 30.0
 """At most one warning this often while the rate-limit storage cannot be reached."""
 
 
-@dataclass(frozen=True, slots=True)
-class Quotas:
+class Quotas(msgspec.Struct, frozen=True):
     """What each caller may cost. `rate`: every operation together, per caller (`None`: no
     rate limit); `operations`: a rate per operation class or operation name, counted as
     well; `anonymous_rate`: per network address, for anonymous callers and refused
@@ -66,7 +66,7 @@ class Quotas:
     on, `max_running_tasks_total` for all callers; `None` lifts one."""
 
     rate: str | None = None
-    operations: Mapping[str, str] = field(default_factory=dict)
+    operations: Mapping[str, str] = msgspec.field(default_factory=dict)
     anonymous_rate: str | None = None
     storage: str = "memory"
     max_streams: int | None = 1000

@@ -26,9 +26,10 @@ import random
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+import msgspec
 
 from parley import __version__
 from parley.protocol.negotiation import Version
@@ -62,8 +63,7 @@ RELEASE_WITHIN = 2.0
 TOKEN_HEADER = "X-A2A-Notification-Token"  # noqa: S105 (a header name)
 
 
-@dataclass(frozen=True, slots=True)
-class RetrySchedule:
+class RetrySchedule(msgspec.Struct, frozen=True):
     """Full-jitter exponential backoff: before retry n (n = 1, 2, ...) wait a random time in
     [0, min(cap, base * 2**n)] seconds; after `retries` retries the notification is dead.
     The default: first retries within seconds, the ceilings doubling to 18 h; the last
@@ -79,13 +79,12 @@ class RetrySchedule:
         return rand() * min(self.cap, self.base * 2.0**retry)
 
 
-@dataclass(frozen=True, slots=True)
-class PushSettings:
+class PushSettings(msgspec.Struct, frozen=True):
     """How notifications are delivered (`parley serve --push-*`)."""
 
     allow: Allow = NO_ALLOW
     """Exceptions to the SSRF guard (`--push-allow`), for development and tests."""
-    schedule: RetrySchedule = field(default_factory=RetrySchedule)
+    schedule: RetrySchedule = msgspec.field(default_factory=RetrySchedule)
     timeout: float = 10.0
     """Seconds one attempt may take, connecting to reading the status (R-PUSH-15)."""
     concurrency: int = 64

@@ -18,10 +18,10 @@ import contextlib
 import ssl
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import certifi
 import h11
+import msgspec
 
 from parley.server.push.ssrf import CheckedTarget
 
@@ -41,8 +41,7 @@ class SendError(Exception):
     or reset, TLS verification, a malformed answer)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     """A webhook's answer: the status, its headers, at most the asked prefix of its body."""
 
     status: int
@@ -58,8 +57,7 @@ Key = tuple[str, str, int, str | None, str]
 """(scheme, address, port, TLS server name, Host): what a kept connection may serve again."""
 
 
-@dataclass(slots=True)
-class _Connection:
+class _Connection(msgspec.Struct):
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
     http: h11.Connection
@@ -217,8 +215,7 @@ class WebhookClient:
         connection.close()
 
 
-@dataclass(frozen=True, slots=True)
-class _Ask:
+class _Ask(msgspec.Struct, frozen=True):
     request: h11.Request
     content: bytes
     read: int

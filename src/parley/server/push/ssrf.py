@@ -20,10 +20,11 @@ import functools
 import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from typing import Final
 from urllib.parse import urlsplit
+
+import msgspec
 
 Address = IPv4Address | IPv6Address
 Network = IPv4Network | IPv6Network
@@ -142,8 +143,7 @@ class Allow:
 NO_ALLOW: Final = Allow()
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """A webhook URL that passed `check_url`, normalized. `host` is ASCII: IDNA A-labels
     in lower case without a trailing dot, or the canonical spelling of `address`."""
 
@@ -167,8 +167,7 @@ class Target:
         return f"{self.scheme}://{self.authority}{self.path}"
 
 
-@dataclass(frozen=True, slots=True)
-class CheckedTarget:
+class CheckedTarget(msgspec.Struct, frozen=True):
     """A `Target` and the checked socket address a delivery connects to, and no other."""
 
     target: Target

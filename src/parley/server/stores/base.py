@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import NamedTuple, Protocol
 
@@ -50,8 +49,7 @@ class StoredTask(msgspec.Struct, frozen=True, gc=False):
     version: int
 
 
-@dataclass(frozen=True, slots=True)
-class TaskPage:
+class TaskPage(msgspec.Struct, frozen=True):
     """One page of a listing; `next_page_token` is empty on the last page."""
 
     tasks: tuple[Task, ...]
@@ -114,8 +112,7 @@ class StoreClosedError(RuntimeError):
     `close()`."""
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaStatus:
+class SchemaStatus(msgspec.Struct, frozen=True):
     """Where a database's schema stands: its version and the latest this code knows."""
 
     current: int
@@ -132,8 +129,7 @@ class SchemaStatus:
         return self.current > self.latest
 
 
-@dataclass(frozen=True, slots=True)
-class StoreOptions:
+class StoreOptions(msgspec.Struct, frozen=True):
     """How a durable store behaves on `open()` (set from the store URL's query).
 
     `migrate`: apply pending migrations on open (else refuse a schema that is behind);

@@ -6,9 +6,9 @@ back together from its rows. Shared by the SQLite and PostgreSQL backends; no I/
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import msgspec
 from msgspec.structs import replace
 
 from parley.model import (
@@ -101,8 +101,7 @@ def task(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(msgspec.Struct, frozen=True):
     """What a listing loads: how much history (None: all) and whether artifacts."""
 
     history_length: int | None
@@ -126,8 +125,7 @@ def first_position(history_count: int, shape: Shape) -> int:
 # ----------------------------------------------------------------------------- writing
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(msgspec.Struct, frozen=True):
     """Parts appended to the artifact at `position`; `replace` drops its earlier chunks."""
 
     position: int
@@ -136,8 +134,7 @@ class Chunk:
     replace: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(msgspec.Struct, frozen=True):
     """An artifact's fields but its parts, and its position in the task (artifacts are
     keyed by position: a snapshot may repeat an id, and folding targets the first)."""
 
@@ -146,13 +143,12 @@ class Header:
     header: str
 
 
-@dataclass(slots=True)
-class Rows:
+class Rows(msgspec.Struct):
     """What one `create` or `save` writes besides the task row."""
 
-    messages: list[tuple[int, str]] = field(default_factory=list)
-    chunks: list[Chunk] = field(default_factory=list)
-    headers: list[Header] = field(default_factory=list)
+    messages: list[tuple[int, str]] = msgspec.field(default_factory=list)
+    chunks: list[Chunk] = msgspec.field(default_factory=list)
+    headers: list[Header] = msgspec.field(default_factory=list)
     events: int = 0
 
 
