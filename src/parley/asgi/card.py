@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any, Literal, Protocol
 
+import msgspec
 from msgspec.structs import replace
 
 from parley.asgi.http import Exchange, Request, Scope
@@ -31,8 +31,7 @@ WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 CACHE_CONTROL = "public, max-age=300"
 
 
-@dataclass(frozen=True, slots=True)
-class CardBody:
+class CardBody(msgspec.Struct, frozen=True):
     """One precomputed card response body and its strong ETag."""
 
     body: bytes

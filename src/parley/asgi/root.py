@@ -5,7 +5,6 @@ JSON it got before (the card, or the mounted agents' index)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from html import escape
 from typing import Any
 
 from parley.asgi.http import Exchange, Request
@@ -55,6 +54,14 @@ def prefers_html(accept: str | None) -> bool:
 
 def wants_page(request: Request) -> bool:
     return prefers_html(request.headers.get("accept"))
+
+
+def escape(text: str) -> str:
+    """`html.escape`, imported on first use: `html` loads its entity tables, which a server
+    that never shows a page need not pay for at start."""
+    from html import escape as html_escape  # noqa: PLC0415 - loaded on first use
+
+    return html_escape(text)
 
 
 def page(title: str, paragraphs: Iterable[str]) -> bytes:
