@@ -59,9 +59,10 @@ from parley.protocol.errors import (
 from parley.server.broker import Broker, Entry, ReplayWindow, Subscription
 from parley.server.context import CallContext
 from parley.server.execution import AgentExecutor, RequestContext
-from parley.server.live import LiveTask, RunSink, new_id, untouched, utc_now
+from parley.server.live import LiveTask, RunSink, untouched
 from parley.server.log_context import TASK_IDS
 from parley.server.signals import DONE
+from parley.server.stamps import new_id, utc_now
 from parley.server.stores.base import StaleWriteError, StoredTask, TaskKey, TaskStore
 
 if TYPE_CHECKING:
@@ -88,11 +89,8 @@ class TaskRunner:
         ids: Callable[[], str] = new_id,
         replay_limit: int = 64,
     ) -> None:
-        self.executor = executor
-        self.store = store
-        self.broker = broker
-        self.clock = clock
-        self.ids = ids
+        self.executor, self.store, self.broker = executor, store, broker
+        self.clock, self.ids = clock, ids
         self.replay_limit = replay_limit
         self._live: dict[TaskKey, LiveTask] = {}
         self.caps: Caps | None = None

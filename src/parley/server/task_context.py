@@ -6,7 +6,6 @@ artifacts, reject, fail, reply directly).
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NoReturn
 
@@ -29,6 +28,7 @@ from parley.model import (
 from parley.protocol import lifecycle
 from parley.server.context import Caller
 from parley.server.execution import EventSink, RequestContext
+from parley.server.stamps import new_id
 
 Content = str | Part | Sequence[Part] | dict[str, Any] | list[Any] | Artifact | None
 """What an agent function may return or yield: text, parts, JSON data, an artifact."""
@@ -64,7 +64,7 @@ def to_parts(content: Content) -> tuple[Part, ...]:
 
 def agent_message(content: Content, *, context_id: str = "", task_id: str = "") -> Message:
     return Message(
-        message_id=str(uuid.uuid4()),
+        message_id=new_id(),
         role=Role.AGENT,
         parts=to_parts(content) or (TextPart(text=""),),
         context_id=context_id,
@@ -174,7 +174,7 @@ class TaskContext:
         last_chunk: bool = False,
     ) -> str:
         """Emit an artifact (or a chunk of one); returns its id for further chunks."""
-        artifact_id = artifact_id or str(uuid.uuid4())
+        artifact_id = artifact_id or new_id()
         parts = to_parts(content)
         self.acted = True
         if isinstance(content, Artifact):
