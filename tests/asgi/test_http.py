@@ -54,6 +54,29 @@ def test_header_names_are_lower_case_and_repeats_are_joined() -> None:
     assert request.headers == {"a2a-extensions": "urn:a, urn:b", "content-type": "application/json"}
 
 
+def test_usual_header_names_and_values_are_one_string_for_every_request() -> None:
+    """A request's headers live as long as its stream: the usual names and values are
+    shared, not decoded into each request; the rest decode as ever."""
+    raw = [
+        (b"host", b"agent.example:8000"),
+        (b"content-type", b"application/json"),
+        (b"a2a-version", b"1.0"),
+        (b"x-trace", b""),
+    ]
+    first, second = (Request.from_scope(scope(headers=list(raw))) for _ in range(2))
+    assert first.headers == {
+        "host": "agent.example:8000",
+        "content-type": "application/json",
+        "a2a-version": "1.0",
+        "x-trace": "",
+    }
+    assert second.headers == first.headers
+    shared_names = [a for a, b in zip(first.headers, second.headers, strict=True) if a is b]
+    assert shared_names == ["host", "content-type", "a2a-version"]
+    shared_values = [n for n in first.headers if first.headers[n] is second.headers[n] != ""]
+    assert shared_values == ["content-type", "a2a-version"]
+
+
 def test_the_query_keeps_repeated_and_blank_keys_in_order() -> None:
     request = Request.from_scope(scope(query_string=b"a=1&b=&a=2&c=%C3%A9"))
     assert request.query == (("a", "1"), ("b", ""), ("a", "2"), ("c", "é"))

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote
 
 from parley.asgi.guard import check_content_type, check_untyped_body, media_type
-from parley.protocol.negotiation import VERSION_HEADER
+from parley.protocol.negotiation import EXTENSIONS_HEADERS, VERSION_HEADER, Version
 from parley.wire.json_bytes import JSON, dumps, too_large
 from parley.wire.limits import Limits
 
@@ -29,6 +29,38 @@ _CONTENT_TYPES = {
     name: (b"content-type", name.encode("latin-1")) for name in (JSON_TYPE, A2A_JSON_TYPE)
 }
 """The JSON answers' Content-Type header, encoded once."""
+_NAMES = {
+    name.encode("latin-1"): name
+    for name in (
+        "host",
+        "content-type",
+        "content-length",
+        "accept",
+        "accept-encoding",
+        "authorization",
+        "connection",
+        "user-agent",
+        "cache-control",
+        "last-event-id",
+        _VERSION_NAME,
+        *(header.lower() for header in EXTENSIONS_HEADERS.values()),
+    )
+}
+_VALUES = {
+    value.encode("latin-1"): value
+    for value in (
+        JSON_TYPE,
+        A2A_JSON_TYPE,
+        "text/event-stream",
+        "*/*",
+        "keep-alive",
+        "no-cache",
+        *(version.value for version in Version),
+    )
+}
+"""The request headers' usual names (as the server gives them: lower case) and values,
+decoded once: a request's headers are kept for as long as its stream is open, and these
+are shared by every request instead of copied into each."""
 
 
 class Disconnected(Exception):  # noqa: N818 (a condition, not an error to report)
@@ -55,8 +87,8 @@ class Request:
     def from_scope(cls, scope: Scope) -> Request:
         headers: dict[str, str] = {}
         for raw_name, raw_value in scope.get("headers", ()):
-            name = raw_name.decode("latin-1").lower()
-            value = raw_value.decode("latin-1")
+            name = _NAMES.get(raw_name) or raw_name.decode("latin-1").lower()
+            value = _VALUES.get(raw_value) or raw_value.decode("latin-1")
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         raw_query = scope.get("query_string")
         query: tuple[tuple[str, str], ...] = ()
