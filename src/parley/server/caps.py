@@ -12,6 +12,7 @@ answer holds no run, so a caller at its cap can still answer its tasks once a ru
 from __future__ import annotations
 
 import asyncio
+import sys
 from contextlib import AbstractContextManager, nullcontext
 
 from parley.protocol.errors import RateLimitedError
@@ -40,7 +41,7 @@ class Caps:
         small token, not a generator's frame."""
         if self.max_streams is None:
             return _UNCOUNTED
-        who = holder(ctx.caller, ctx.client)
+        who = sys.intern(holder(ctx.caller, ctx.client))  # (one string per caller, not per stream)
         count = self.streams.get(who, 0)
         if count >= self.max_streams:
             raise RateLimitedError(
@@ -70,7 +71,7 @@ class Caps:
         On every run's path: `holder` inlined."""
         who = ctx.caller.id
         if who == ANONYMOUS:
-            who = "@" + client_host(ctx.client)
+            who = sys.intern("@" + client_host(ctx.client))  # (one per address, not per run)
         self._runs[run] = who
         running = self.running
         running[who] = running.get(who, 0) + 1
