@@ -208,9 +208,12 @@ async def call_context(
     return ctx, model_request
 
 
-def echo_headers(ctx: CallContext) -> list[tuple[str, str]]:
+def echo_headers(ctx: CallContext) -> Sequence[tuple[str, str]]:
     """The activated extensions, echoed under the version's header name (REFERENCE §1.4),
-    and what is left of the caller's rate limit."""
+    and what is left of the caller's rate limit (usually neither: the shared `()`, which
+    a stream holds for free)."""
+    if not ctx.activated_extensions and ctx.quota is None:
+        return ()
     headers = []
     if ctx.activated_extensions:
         headers.append((EXTENSIONS_HEADERS[ctx.version], ", ".join(ctx.activated_extensions)))
