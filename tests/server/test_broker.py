@@ -74,6 +74,28 @@ def test_a_subscriber_waits_for_the_next_event() -> None:
     run(main())
 
 
+def test_a_wait_cancelled_leaves_the_subscription_whole() -> None:
+    """A consumer whose wait was cancelled (the client left mid-wait, a timeout) waits
+    again and gets the next event; a failure wakes a waiting consumer."""
+
+    async def main() -> None:
+        broker = EventBroker()
+        subscription = broker.subscribe(KEY)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(anext(subscription), 0)
+        pending = asyncio.ensure_future(anext(subscription))
+        await asyncio.sleep(0)
+        broker.deliver(KEY, event(1))
+        assert numbers([await pending]) == [1]
+        pending = asyncio.ensure_future(anext(subscription))
+        await asyncio.sleep(0)
+        subscription.fail(InternalError("the bus is gone"))
+        with pytest.raises(InternalError, match="the bus is gone"):
+            await pending
+
+    run(main())
+
+
 def test_a_final_event_is_delivered_then_closes_every_subscription_of_the_task() -> None:
     async def main() -> None:
         broker = EventBroker()

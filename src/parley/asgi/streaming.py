@@ -97,8 +97,11 @@ class _Stream:
     ) -> None:
         self.exchange = exchange
         self.events = events
-        self.numbered = events if isinstance(events, _Numbered) else None
-        """The iterator, if it tells each event's sequence number (DESIGN 5)."""
+        self.numbered: _Numbered | None = None
+        """Where the iterator tells each event's sequence number (DESIGN 5): the iterator
+        itself, or its `position` (an `EventStream`'s: read with no call)."""
+        if isinstance(events, _Numbered):
+            self.numbered = getattr(events, "position", events)
         self.framing = framing
         self.keepalive = keepalive if keepalive > 0 else None
         self.owner = asyncio.current_task()
@@ -282,10 +285,12 @@ async def stream(
     try:
         event = await run.open(headers, early_error_in_stream)
         # Frames until the stream ends, fails or the client leaves, pulled right here: no
-        # frame of ours between this function and the handler's iterator while it waits.
+        # frame of ours between this function and the handler's iterator while it waits
+        # (`aiter`: an `EventStream`'s generator itself).
+        pull = aiter(events)
         while event is not None and await run.emit(event):
             try:
-                event = await anext(events)
+                event = await anext(pull)
             except StopAsyncIteration:
                 await run.write(b"", more=False)
                 return

@@ -26,19 +26,14 @@ carries what replicas need of each other, which in process does nothing: stops
 
 from __future__ import annotations
 
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterable,
-)
+from asyncio import Future, get_running_loop
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Protocol
 
 from parley.model import SendMessageRequest, StreamEvent, Task
 from parley.protocol.errors import A2AError, InternalError
 from parley.server.context import CallContext
-from parley.server.signals import DONE, Signal
+from parley.server.signals import DONE
 from parley.server.stores.base import TaskKey
 
 Entry = tuple[int | None, StreamEvent]
@@ -64,8 +59,8 @@ class Subscription:
         "_key",
         "_last",
         "_limit",
-        "_ready",
         "_taken",
+        "_waiter",
         "dropped",
         "failure",
         "sequence",
@@ -87,7 +82,8 @@ class Subscription:
         emptied once all are and they are `_KEPT` or more (an idle stream holds a short
         list, not a deque's block of 64, ≈ 0.7 KiB)."""
         self._limit = buffer_size
-        self._ready = Signal()
+        self._waiter: Future[None] | None = None
+        """The consumer's wait for an item (one consumer: no `Signal`, no call per offer)."""
         self._ended = False
         self.dropped = False
         self.failure: A2AError | None = None
@@ -98,8 +94,9 @@ class Subscription:
         """The highest sequence number taken: what is not above it is a repeat."""
 
     def _offer(self, item: Entry | None) -> bool:
-        """Queue an item (not a repeat); False (and the subscription ends) when the buffer
-        is full."""
+        """Queue an item (not a repeat) and wake the consumer; False (and the subscription
+        ends) when the buffer is full."""
+        kept = True
         if item is not None:
             number = item[0]
             if number is not None:
@@ -109,20 +106,19 @@ class Subscription:
                 self._last = number
             if len(self._buffer) - self._taken >= self._limit:
                 self.dropped = True
-                self._buffer = [None]
-                self._taken = 0
-                self._ready.set()
-                return False
+                self._buffer, self._taken, item, kept = [], 0, None, False
         self._buffer.append(item)
-        self._ready.set()
-        return True
+        if (waiter := self._waiter) is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+        return kept
 
     def fail(self, error: A2AError) -> None:
         """End after the events already queued, raising `error` (e.g. the bus is gone)."""
         if not self._ended and self.failure is None:
             self.failure = error
-            self._buffer.append(None)
-            self._ready.set()
+            self._offer(None)
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         return self
@@ -133,8 +129,8 @@ class Subscription:
         buffer = self._buffer
         taken = self._taken
         while taken >= len(buffer):
-            self._ready.clear()
-            await self._ready.wait()
+            waiter = self._waiter = get_running_loop().create_future()
+            await waiter
             buffer, taken = self._buffer, self._taken
         item = buffer[taken]
         taken += 1
@@ -378,22 +374,22 @@ class EventStream:
 
     It passes an async generator through unchanged — its errors (the first `__anext__`
     raises what was wrong with the request), its end, `aclose` — without a frame of its
-    own per event; the generator records each event's number in a `StreamPosition`."""
+    own per event; the generator records each event's number in `position`."""
 
-    __slots__ = ("_events", "_position")
+    __slots__ = ("_events", "position")
 
     def __init__(
         self, events: Callable[[StreamPosition], AsyncGenerator[StreamEvent, None]]
     ) -> None:
-        self._position = StreamPosition()
-        self._events = events(self._position)
+        self.position = StreamPosition()
+        self._events = events(self.position)
 
     @property
     def sequence(self) -> int | None:
-        return self._position.sequence
+        return self.position.sequence
 
-    def __aiter__(self) -> EventStream:
-        return self
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self._events  # iterated directly: no frame of ours per event
 
     def __anext__(self) -> Awaitable[StreamEvent]:
         return self._events.__anext__()
