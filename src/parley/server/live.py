@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -88,16 +89,15 @@ class RunSink:
     function that waits for the user (`FunctionExecutor`, if called by the runner itself:
     `executor`). One asyncio task per run, not one for the run and one for the function."""
 
-    __slots__ = ("_live", "_runner", "ended", "executor")
+    __slots__ = ("_live", "_runner", "emit", "ended", "executor")
 
     def __init__(self, runner: TaskRunner, live: LiveTask) -> None:
         self._runner = runner
         self._live = live
         self.executor = runner.executor
         self.ended = False
-
-    def emit(self, event: StreamEvent) -> Coroutine[None, None, None]:
-        return self._runner.emit(self._live, event)
+        self.emit: Callable[[StreamEvent], Coroutine[None, None, None]] = partial(runner.emit, live)
+        """`runner.emit(live, event)`: a partial, no frame of its own per event."""
 
     def ended_task(self, run: asyncio.Task[None]) -> None:
         if not self.ended:  # else `end_run` recorded the run's end
