@@ -121,7 +121,8 @@ class Mutex:
         if not self._locked:
             raise RuntimeError("Mutex is not acquired.")
         self._locked = False
-        self._wake_first()
+        if self._waiters:  # (the test here: no call per release of an uncontended mutex)
+            self._wake_first()
 
     def _wake_first(self) -> None:
         if self._waiters:
