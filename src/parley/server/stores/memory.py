@@ -99,7 +99,8 @@ class InMemoryTaskStore:
         # a finished task is packed; the test, not a call, on a running task's (hot) saves
         tasks[task.id] = kept(stored) if task.status.state in lifecycle.TERMINAL else stored
         self._updated[scope][task.id] = now = self.clock()
-        self._notify(scope, task, stored.version, events, now)
+        if (configs := self.push_configs) is not None and configs._configs:  # (no call if none)
+            self._notify(scope, task, stored.version, events, now)
         return stored
 
     def _notify(
