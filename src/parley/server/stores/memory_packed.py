@@ -15,6 +15,7 @@ instructions once and each read of it about as many (`benchmarks`: callgrind, in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -41,6 +42,7 @@ _KINDS: tuple[type[Part], ...] = (TextPart, RawPart, UrlPart, DataPart)
 _KIND = {kind: number for number, kind in enumerate(_KINDS)}
 _CONTENT = ("text", "raw", "url", "data")
 _UNPACKABLE = (TypeError, ValueError, OverflowError, msgspec.EncodeError)
+_TERMINAL = lifecycle.TERMINAL
 
 
 class PackedTask(msgspec.Struct, frozen=True, gc=False):
@@ -67,15 +69,15 @@ def kept(stored: StoredTask) -> StoredTask | PackedTask:
     """What the store keeps of `stored`: packed if terminal (and msgpack can hold all of
     it: a task with, say, an integer beyond 64 bits in its metadata stays as it is)."""
     task = stored.task
-    if not lifecycle.is_terminal(task.status.state) or not (task.artifacts or task.history):
+    if task.status.state not in _TERMINAL or not (task.artifacts or task.history):
         return stored
     try:
-        history = [_message_fields(message, task) for message in task.history]
+        history = list(map(_message_fields, task.history, repeat(task)))
         body = _encode((list(map(_artifact_fields, task.artifacts)), history))
     except _UNPACKABLE:
         return stored
     head = replace(task, artifacts=(), history=())
-    return PackedTask(task=head, version=stored.version, body=body)
+    return PackedTask(head, stored.version, body)
 
 
 # ----------------------------------------------------------------------------- packing
@@ -102,8 +104,15 @@ def _part_fields(part: Part) -> Any:
 
 
 def _parts(parts: Sequence[Part]) -> Any:
-    if len(parts) == 1 and type(fields := _part_fields(parts[0])) is str:
-        return fields  # one text part with text alone (the usual): its text
+    if len(parts) == 1:  # one text part with text alone (the usual): its text
+        part = parts[0]
+        if (
+            type(part) is TextPart
+            and not part.media_type
+            and not part.filename
+            and part.metadata is None
+        ):
+            return part.text
     return list(map(_part_fields, parts))
 
 
