@@ -48,7 +48,7 @@ def reports_agent(security: Security | None = None) -> Agent:
     @agent.skill(scopes=[WRITE, "reports:approve"])
     async def approve(task: TaskContext) -> str:
         reply = await task.ask("Sure?")
-        return f"approved: {reply.parts[0]}"
+        return f"approved: {reply.text}"
 
     return agent
 
@@ -113,18 +113,28 @@ def test_a_follow_up_is_checked_against_the_skill_it_resumes() -> None:
     agent = reports_agent()
     service = AgentService(agent.executor(), agent.card("http://t"))
     approver = CallContext(caller=Caller(id="alice", scopes=frozenset({WRITE, "reports:approve"})))
-    asked = sent(service, approver, to("approve"))
-    assert asked.status.state is TaskState.INPUT_REQUIRED
-    # The same principal, now with fewer scopes, names no skill: still the approve skill.
-    with pytest.raises(PermissionDeniedError, match="reports:approve"):
-        sent(service, WRITER, user("yes", task_id=asked.id))
-    # Another principal learns nothing about the task: it is not found, as any other.
-    with pytest.raises(TaskNotFoundError):
-        sent(service, OTHER_WRITER, user("yes", task_id=asked.id))
-    still = run(service.get_task(approver, GetTaskRequest(id=asked.id)))
-    assert still.status.state is TaskState.INPUT_REQUIRED
-    done = sent(service, approver, user("yes", task_id=asked.id))
-    assert done.status.state is TaskState.COMPLETED
+
+    async def sending(ctx: CallContext, message: Message) -> Task:
+        result = await service.send_message(ctx, replace(send(), message=message))
+        assert isinstance(result, Task)
+        return result
+
+    async def scenario() -> None:  # one event loop: the suspended skill lives in it
+        asked = await sending(approver, to("approve"))
+        assert asked.status.state is TaskState.INPUT_REQUIRED
+        # The same principal, now with fewer scopes, names no skill: still the approve skill.
+        with pytest.raises(PermissionDeniedError, match="reports:approve"):
+            await sending(WRITER, user("yes", task_id=asked.id))
+        # Another principal learns nothing about the task: it is not found, as any other.
+        with pytest.raises(TaskNotFoundError):
+            await sending(OTHER_WRITER, user("yes", task_id=asked.id))
+        still = await service.get_task(approver, GetTaskRequest(id=asked.id))
+        assert still.status.state is TaskState.INPUT_REQUIRED
+        done = await sending(approver, user("yes", task_id=asked.id))
+        assert done.status.state is TaskState.COMPLETED
+        assert done.artifacts[0].parts == (TextPart(text="approved: yes"),)
+
+    run(scenario())
 
 
 def test_an_executor_driven_by_another_handler_still_checks() -> None:
