@@ -5,8 +5,9 @@ context and emits events. Framework integrations implement this; the authoring A
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from parley.model import (
     Message,
@@ -17,12 +18,13 @@ from parley.model import (
 from parley.server.context import CallContext
 
 
-@dataclass(frozen=True, slots=True)
-class RequestContext:
+class RequestContext(msgspec.Struct, frozen=True):
     """One run of the agent: the user's message and the task it belongs to.
 
     `task` is the task as it stands before this message (its history includes the
     message), or None when the agent may still answer with a direct Message.
+    (A frozen Struct, not a frozen dataclass: made in C, where the dataclass's
+    `__init__` set each field through `object.__setattr__`: 1.7k instructions, not 15k.)
     """
 
     message: Message
