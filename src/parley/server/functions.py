@@ -14,10 +14,11 @@ it and waits likewise.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
+from inspect import isawaitable
+from types import AsyncGeneratorType, CoroutineType
 from typing import Any, TypeAlias
 
 from parley.model import Message, TaskState
@@ -124,9 +125,11 @@ class FunctionExecutor:
 
     def _open(self, context: RequestContext, events: EventSink) -> tuple[_Session, AgentFunction]:
         """A new session, and the function it runs."""
-        self.admit(context.call, context.message, context.metadata)  # for other handlers too
+        scopes = _NO_SCOPES
+        if self._scopes is not _no_scopes:
+            self.admit(context.call, context.message, context.metadata)  # for other handlers
+            scopes = self._scopes(context.message, context.metadata)
         function = self._route(context)
-        scopes = self._scopes(context.message, context.metadata)
         session = _Session(TaskContext(context, events), scopes)
         session.context._on_pause = session.pause
         self._sessions[context.task_id] = session
@@ -136,10 +139,10 @@ class FunctionExecutor:
         task = session.context
         try:
             result = function(task)
-            if inspect.isasyncgen(result):
+            if isinstance(result, AsyncGeneratorType):
                 await _stream(task, aiter(result))
             else:
-                if inspect.isawaitable(result):
+                if type(result) is CoroutineType or isawaitable(result):
                     result = await result
                 await _finish(task, result)
         except Rejected as exc:

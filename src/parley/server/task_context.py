@@ -148,7 +148,10 @@ class TaskContext:
     @property
     def text(self) -> str:
         """The text of the message's text parts, joined by newlines."""
-        return "\n".join(p.text for p in self.message.parts if isinstance(p, TextPart))
+        parts = self.message.parts
+        if len(parts) == 1 and type(part := parts[0]) is TextPart:
+            return part.text  # the usual message: one text part
+        return "\n".join(p.text for p in parts if isinstance(p, TextPart))
 
     @property
     def files(self) -> tuple[RawPart | UrlPart, ...]:
@@ -181,10 +184,11 @@ class TaskContext:
             artifact = content
         else:
             artifact = Artifact(artifact_id=artifact_id, parts=parts, name=name)
+        request = self._request
         await self._sink.emit(
             TaskArtifactUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
+                task_id=request.task_id,
+                context_id=request.context_id,
                 artifact=artifact,
                 append=append,
                 last_chunk=last_chunk,
@@ -220,19 +224,21 @@ class TaskContext:
         if self.before_status is not None:
             await self.before_status(lifecycle.is_terminal(state))
         self.acted = True
+        request = self._request
+        task_id, context_id = request.task_id, request.context_id
         note = (
-            agent_message(content, context_id=self.context_id, task_id=self.task_id)
+            agent_message(content, context_id=context_id, task_id=task_id)
             if content is not None
             else None
         )
         await self._sink.emit(
             TaskStatusUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
+                task_id=task_id,
+                context_id=context_id,
                 status=TaskStatus(state=state, message=note),
             )
         )
-        self.finished = lifecycle.is_terminal(state)
+        self.finished = state in lifecycle.TERMINAL
 
     async def _interrupt(self, state: TaskState, content: Content) -> Message:
         self._reply = asyncio.get_running_loop().create_future()
