@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
@@ -56,8 +55,7 @@ def payload(told: Task | TaskEvent) -> str:
     return msgspec.json.encode(CODEC.encode_event(told)).decode("utf-8")
 
 
-@dataclass(frozen=True, slots=True)
-class Delivery:
+class Delivery(msgspec.Struct, frozen=True):
     """One notification for one config: `payload` is the A2A 1.0 StreamResponse JSON of the
     event; `config` the config as stored now (None when listed for inspection)."""
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
+
+from msgspec.structs import replace
 
 from parley.model import Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol.negotiation import Version
