@@ -32,7 +32,7 @@ def test_the_clock_reads_utc_to_the_millisecond(monkeypatch: pytest.MonkeyPatch)
     assert real.microsecond % 1000 == 0
     assert abs((datetime.now(UTC) - real).total_seconds()) < 60
     monkeypatch.setattr(stamps, "time_ns", lambda: 1_700_000_000_123_456_789)
-    now = stamps._Clock()()
+    now = stamps.millisecond_clock()()
     assert now == datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=UTC)
     assert now.tzinfo is UTC
 
@@ -40,7 +40,7 @@ def test_the_clock_reads_utc_to_the_millisecond(monkeypatch: pytest.MonkeyPatch)
 def test_the_clock_never_goes_back(monkeypatch: pytest.MonkeyPatch) -> None:
     readings = iter([5_000_000_000, 4_000_000_000, 5_000_400_000, 5_002_000_000])
     monkeypatch.setattr(stamps, "time_ns", lambda: next(readings))
-    clock = stamps._Clock()
+    clock = stamps.millisecond_clock()
     first = clock()
     assert clock() is first  # stepped back a second: still the last timestamp given
     assert clock() is first  # the same millisecond

@@ -16,6 +16,7 @@ for the several timestamps of a quick run).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from os import urandom
 from time import time_ns
@@ -31,21 +32,20 @@ def new_id() -> str:
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
-class _Clock:
-    __slots__ = ("last", "millis")
+def millisecond_clock() -> Callable[[], datetime]:
+    """A clock: now, in UTC, to the millisecond, never before a timestamp it gave earlier."""
+    millis, last = 0, _EPOCH
 
-    def __init__(self) -> None:
-        self.millis = 0
-        self.last = _EPOCH
+    def utc_now() -> datetime:
+        nonlocal millis, last
+        now = time_ns() // 1_000_000
+        if now <= millis:
+            return last  # the same millisecond, or the clock went back
+        millis, last = now, _EPOCH + timedelta(milliseconds=now)
+        return last
 
-    def __call__(self) -> datetime:
-        millis = time_ns() // 1_000_000
-        if millis <= self.millis:
-            return self.last  # the same millisecond, or the clock went back
-        self.millis = millis
-        self.last = now = _EPOCH + timedelta(milliseconds=millis)
-        return now
+    return utc_now
 
 
-utc_now = _Clock()
-"""Now, in UTC, to the millisecond, never before a timestamp it gave earlier."""
+utc_now = millisecond_clock()
+"""The server's clock (`millisecond_clock`)."""
