@@ -6,7 +6,7 @@ comments in silences, and the client's disconnect closing the handler's iterator
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -206,17 +206,21 @@ class _Stream:
         self.last_write = self.loop.time()
         return True
 
-    async def emit(self, event: StreamEvent) -> bool:
+    def emit(self, event: StreamEvent) -> Awaitable[bool]:
         """Write one event; False when the stream is over: the client is gone, or the
-        event could not be encoded (then an error frame ends the stream)."""
+        event could not be encoded (then an error frame ends the stream). No coroutine of
+        its own per event: the write's."""
         sequence = self.numbered.sequence if self.numbered is not None else None
         try:
             chunk = self.framing.event(event, sequence)
         except Exception as exc:
-            error = to_a2a_error(exc, "encoding a stream event")
-            await self.write(self.framing.error(error), more=False)
-            return False
-        return await self.write(chunk)
+            return self._end(to_a2a_error(exc, "encoding a stream event"))
+        return self.write(chunk)
+
+    async def _end(self, error: A2AError) -> bool:
+        """The error's frame ends the stream: False."""
+        await self.write(self.framing.error(error), more=False)
+        return False
 
     async def open(
         self, headers: Iterable[tuple[str, str]], early_error_in_stream: bool
