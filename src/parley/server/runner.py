@@ -140,7 +140,7 @@ class TaskRunner:
         now (`eager`, for non-blocking sends) or left pending until the agent's first
         task event.
         """
-        message = replace(request.message, task_id=live.key.task_id, context_id=live.context_id)
+        message, task_id = request.message, live.key.task_id
         if (claimed := self.broker.claim(live.key)) is not DONE:
             await claimed  # the lease, before anything of the run is written
         prior: Task | None
@@ -148,21 +148,20 @@ class TaskRunner:
             live.settled.clear()
             live.reply = None
             if live.task is not None:
+                message = replace(message, task_id=task_id, context_id=live.context_id)
                 await self._commit(live, message)
                 prior = live.task
-            else:
+            else:  # (the task's first message: its ids filled in by new_task)
                 live.pending = folding.new_task(
-                    message,
-                    task_id=live.key.task_id,
-                    context_id=live.context_id,
-                    timestamp=self.clock(),
+                    message, task_id=task_id, context_id=live.context_id, timestamp=self.clock()
                 )
+                message = live.pending.history[0]
                 if eager:
                     await self._create(live)
                 prior = live.task
         context = RequestContext(
             message=message,
-            task_id=live.key.task_id,
+            task_id=task_id,
             context_id=live.context_id,
             call=ctx,
             task=prior,
