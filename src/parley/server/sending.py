@@ -122,7 +122,7 @@ class SendOperations(PushConfigOperations):
             admit = getattr(self.runner.executor, "admit", None)
             if admit is not None:  # e.g. a skill's scopes (`FunctionExecutor.admit`), checked
                 admit(ctx, message, request.metadata)  # once a follow-up's task is the caller's
-            if self._has_push(request):
+            if eager and self._has_push(request):  # (eager whenever it has one)
                 await self._set_inline_push(ctx, request, live)
             task = live.task
             if task is not None and lifecycle.is_interrupted(task.status.state):
@@ -216,4 +216,6 @@ class SendOperations(PushConfigOperations):
     def _shaped(task: Task, request: SendMessageRequest) -> Task:
         configuration = request.configuration
         length = configuration.history_length if configuration else None
+        if length is None:
+            return task  # (the usual: no trimming, and no call to decide so)
         return history.trim_history(task, length, field="configuration.historyLength")
