@@ -227,16 +227,16 @@ class EventBroker:
         if not subscribers:
             return DONE
         entry = (sequence, event)
-        dropped: list[Subscription] = []
+        dropped: list[Subscription] | None = None  # (made when one is: not per event)
         for subscription in subscribers:
             if not subscription._offer(entry):
-                dropped.append(subscription)
+                dropped = [*(dropped or ()), subscription]
         if final:
             for subscription in subscribers:
                 if not subscription.dropped:
                     subscription._offer(None)
             self._subscribers.pop(key, None)
-        for subscription in dropped:
+        for subscription in dropped or ():
             self._remove(key, subscription)
         return DONE
 
