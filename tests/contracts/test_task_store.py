@@ -513,6 +513,24 @@ async def _state(store: DurableTaskStore, scope: tuple[str, str]) -> TaskState:
     return stored.task.status.state
 
 
+def test_purge_measures_a_task_from_when_it_finished(store_url: str) -> None:
+    """A task created, and worked on, before the cutoff but finished after it stays."""
+
+    async def main() -> None:
+        clock = Clock()
+        async with opened(store_url, clock) as (store, _):
+            created = await store.create(ALICE, make_task("late"))
+            clock.advance(timedelta(days=1))
+            working = await apply(store, ALICE, created, artifact_event(created.task, "a", "x"))
+            clock.advance(timedelta(days=9))
+            await apply(store, ALICE, working, status_event(working.task, S.COMPLETED))
+            assert await store.purge(T0 + timedelta(days=5)) == 0
+            assert await store.get(ALICE, "late") is not None
+            assert await store.purge(T0 + timedelta(days=11)) == 1
+
+    run(main())
+
+
 def test_purge_deletes_old_terminal_tasks_with_their_rows(store_url: str) -> None:
     async def main() -> None:
         clock = Clock()

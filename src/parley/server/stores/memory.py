@@ -31,10 +31,10 @@ def _utc_now() -> datetime:
 
 class InMemoryTaskStore:
     """Tasks in a dict per scope (tenant, caller), keyed by task id: the key is the task's
-    own id string, so a stored task costs no key of its own; beside each, when it was last
-    written (what a purge compares). A finished task is kept packed (`memory_packed`:
-    about half the memory; a read unpacks it). `push_configs`, when given, loses the
-    configs of the tasks a purge deletes."""
+    own id string, so a stored task costs no key of its own; beside each, when it was
+    created or last saved finished (what a purge, of finished tasks only, compares). A
+    finished task is kept packed (`memory_packed`: about half the memory; a read unpacks
+    it). `push_configs`, when given, loses the configs of the tasks a purge deletes."""
 
     def __init__(
         self,
@@ -96,11 +96,13 @@ class InMemoryTaskStore:
         if tasks is None or current is None or current.version != expected_version:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
         stored = StoredTask(task=task, version=expected_version + 1)
-        # a finished task is packed; the test, not a call, on a running task's (hot) saves
-        tasks[task.id] = kept(stored) if task.status.state in lifecycle.TERMINAL else stored
-        self._updated[scope][task.id] = now = self.clock()
+        if task.status.state in lifecycle.TERMINAL:  # packed, and timed: what `purge` reads
+            tasks[task.id] = kept(stored)
+            self._updated[scope][task.id] = self.clock()
+        else:  # a running task's (hot) save: no call (its time matters once it ends)
+            tasks[task.id] = stored
         if (configs := self.push_configs) is not None and configs._configs:  # (no call if none)
-            self._notify(scope, task, stored.version, events, now)
+            self._notify(scope, task, stored.version, events, self.clock())
         return stored
 
     def _notify(
