@@ -4,7 +4,8 @@ form differs by its tables (part writer, role and state names) and a few flags (
 `kind`, member order, what only one form has); `content_writers` makes the six writers once
 per form, as closures over them, so a call looks nothing up and makes no further call.
 
-Cost (instructions under callgrind): a flag is one test per object. An object's leading
+Cost (instructions under callgrind): each flag picks its writer when the writers are made
+(one closure per variant), so a call tests no flag. An object's leading
 members stay one dict display per head (with `kind`, without), not member by member: a
 member stored after the display costs about 100 instructions more, and a head made by a
 call more still.
@@ -81,33 +82,49 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
     an artifact's parts come right after its id (0.3 JSON-RPC); `final`: a status update
     writes the derived `final`, also when false (0.3)."""
 
-    def encode_message(message: Message) -> Obj:
-        if ids_first:
-            out: Obj = {"messageId": message.message_id}
-            if message.context_id:
-                out["contextId"] = message.context_id
-            if message.task_id:
-                out["taskId"] = message.task_id
-            out["role"] = role_names[message.role]
-            out[message_parts] = encode_parts(message.parts)
-        else:
-            if kinds:
-                out = {
-                    "kind": "message",
-                    "messageId": message.message_id,
-                    "role": role_names[message.role],
-                    "parts": encode_parts(message.parts),
-                }
-            else:
-                out = {
-                    "messageId": message.message_id,
-                    "role": role_names[message.role],
-                    "parts": encode_parts(message.parts),
-                }
-            if message.context_id:
-                out["contextId"] = message.context_id
-            if message.task_id:
-                out["taskId"] = message.task_id
+    def encode_message_ids_first(message: Message) -> Obj:
+        out: Obj = {"messageId": message.message_id}
+        if message.context_id:
+            out["contextId"] = message.context_id
+        if message.task_id:
+            out["taskId"] = message.task_id
+        out["role"] = role_names[message.role]
+        out[message_parts] = encode_parts(message.parts)
+        if message.metadata is None and not message.extensions:
+            return out
+        return message_tail(message, out)
+
+    def encode_message_kind(message: Message) -> Obj:
+        out: Obj = {
+            "kind": "message",
+            "messageId": message.message_id,
+            "role": role_names[message.role],
+            "parts": encode_parts(message.parts),
+        }
+        if message.context_id:
+            out["contextId"] = message.context_id
+        if message.task_id:
+            out["taskId"] = message.task_id
+        if message.metadata is None and not message.extensions and not message.reference_task_ids:
+            return out
+        return message_tail(message, out)
+
+    def encode_message_plain(message: Message) -> Obj:
+        out: Obj = {
+            "messageId": message.message_id,
+            "role": role_names[message.role],
+            "parts": encode_parts(message.parts),
+        }
+        if message.context_id:
+            out["contextId"] = message.context_id
+        if message.task_id:
+            out["taskId"] = message.task_id
+        if message.metadata is None and not message.extensions and not message.reference_task_ids:
+            return out
+        return message_tail(message, out)
+
+    def message_tail(message: Message, out: Obj) -> Obj:
+        """The members a message seldom has (the flag is read only when one is there)."""
         if message.metadata is not None:
             out["metadata"] = free(message.metadata)
         if message.extensions:
@@ -116,27 +133,44 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
             out["referenceTaskIds"] = list(message.reference_task_ids)
         return out
 
-    def encode_artifact(artifact: Artifact, parts: Any = None) -> Obj:
-        if parts is None:
-            parts = encode_parts(artifact.parts)
-        if artifact_parts_first:
-            out: Obj = {"artifactId": artifact.artifact_id, "parts": parts}
-            if artifact.name:
-                out["name"] = artifact.name
-            if artifact.description:
-                out["description"] = artifact.description
-        else:
-            out = {"artifactId": artifact.artifact_id}
-            if artifact.name:
-                out["name"] = artifact.name
-            if artifact.description:
-                out["description"] = artifact.description
-            out["parts"] = parts
+    def encode_artifact_parts_first(artifact: Artifact, parts: Any = None) -> Obj:
+        out: Obj = {
+            "artifactId": artifact.artifact_id,
+            "parts": encode_parts(artifact.parts) if parts is None else parts,
+        }
+        if artifact.name:
+            out["name"] = artifact.name
+        if artifact.description:
+            out["description"] = artifact.description
         if artifact.metadata is not None:
             out["metadata"] = free(artifact.metadata)
         if artifact.extensions:
             out["extensions"] = list(artifact.extensions)
         return out
+
+    def encode_artifact_parts_last(artifact: Artifact, parts: Any = None) -> Obj:
+        out: Obj = {"artifactId": artifact.artifact_id}
+        if artifact.name:
+            out["name"] = artifact.name
+        if artifact.description:
+            out["description"] = artifact.description
+        out["parts"] = encode_parts(artifact.parts) if parts is None else parts
+        if artifact.metadata is not None:
+            out["metadata"] = free(artifact.metadata)
+        if artifact.extensions:
+            out["extensions"] = list(artifact.extensions)
+        return out
+
+    encode_message = (
+        encode_message_ids_first
+        if ids_first
+        else encode_message_kind
+        if kinds
+        else encode_message_plain
+    )
+    encode_artifact = (
+        encode_artifact_parts_first if artifact_parts_first else encode_artifact_parts_last
+    )
 
     def encode_status(status: TaskStatus) -> Obj:
         out: Obj = {"state": state_names[status.state]}
@@ -146,19 +180,14 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
             out["timestamp"] = format_timestamp(status.timestamp)
         return out
 
-    def encode_task(task: Task, status: Any = None, history: Any = None) -> Obj:
+    def encode_task_kind(task: Task, status: Any = None, history: Any = None) -> Obj:
         """`contextId` is always written (REFERENCE §4.4)."""
-        if status is None:
-            status = encode_status(task.status)
-        if kinds:
-            out: Obj = {
-                "kind": "task",
-                "id": task.id,
-                "contextId": task.context_id,
-                "status": status,
-            }
-        else:
-            out = {"id": task.id, "contextId": task.context_id, "status": status}
+        out: Obj = {
+            "kind": "task",
+            "id": task.id,
+            "contextId": task.context_id,
+            "status": encode_status(task.status) if status is None else status,
+        }
         if task.artifacts:
             out["artifacts"] = list(map(encode_artifact, task.artifacts))
         if task.history:
@@ -167,35 +196,73 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
             out["metadata"] = free(task.metadata)
         return out
 
-    def encode_status_event(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
-        if status is None:
-            status = encode_status(event.status)
-        if kinds:
-            out: Obj = {
-                "kind": "status-update",
-                "taskId": event.task_id,
-                "contextId": event.context_id,
-                "status": status,
-            }
-        else:
-            out = {"taskId": event.task_id, "contextId": event.context_id, "status": status}
-        if final:  # derived from the state, always written (also when false)
-            out["final"] = FINAL[event.status.state]
+    def encode_task_plain(task: Task, status: Any = None, history: Any = None) -> Obj:
+        """`contextId` is always written (REFERENCE §4.4)."""
+        out: Obj = {
+            "id": task.id,
+            "contextId": task.context_id,
+            "status": encode_status(task.status) if status is None else status,
+        }
+        if task.artifacts:
+            out["artifacts"] = list(map(encode_artifact, task.artifacts))
+        if task.history:
+            out["history"] = history or list(map(encode_message, task.history))
+        if task.metadata is not None:
+            out["metadata"] = free(task.metadata)
+        return out
+
+    # A status update: `final` derived from the state, always written (also when false).
+    def encode_status_event_kind_final(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
+        out: Obj = {
+            "kind": "status-update",
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "status": encode_status(event.status) if status is None else status,
+            "final": FINAL[event.status.state],
+        }
         if event.metadata is not None:
             out["metadata"] = free(event.metadata)
         return out
 
-    def encode_artifact_event(event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
-        artifact = encode_artifact(event.artifact, parts)
-        if kinds:
-            out: Obj = {
-                "kind": "artifact-update",
-                "taskId": event.task_id,
-                "contextId": event.context_id,
-                "artifact": artifact,
-            }
-        else:
-            out = {"taskId": event.task_id, "contextId": event.context_id, "artifact": artifact}
+    def encode_status_event_kind(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
+        out: Obj = {
+            "kind": "status-update",
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "status": encode_status(event.status) if status is None else status,
+        }
+        if event.metadata is not None:
+            out["metadata"] = free(event.metadata)
+        return out
+
+    def encode_status_event_final(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
+        out: Obj = {
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "status": encode_status(event.status) if status is None else status,
+            "final": FINAL[event.status.state],
+        }
+        if event.metadata is not None:
+            out["metadata"] = free(event.metadata)
+        return out
+
+    def encode_status_event_plain(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
+        out: Obj = {
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "status": encode_status(event.status) if status is None else status,
+        }
+        if event.metadata is not None:
+            out["metadata"] = free(event.metadata)
+        return out
+
+    def encode_artifact_event_kind(event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
+        out: Obj = {
+            "kind": "artifact-update",
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "artifact": encode_artifact(event.artifact, parts),
+        }
         if event.append:
             out["append"] = True
         if event.last_chunk:
@@ -204,11 +271,29 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
             out["metadata"] = free(event.metadata)
         return out
 
+    def encode_artifact_event_plain(event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
+        out: Obj = {
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "artifact": encode_artifact(event.artifact, parts),
+        }
+        if event.append:
+            out["append"] = True
+        if event.last_chunk:
+            out["lastChunk"] = True
+        if event.metadata is not None:
+            out["metadata"] = free(event.metadata)
+        return out
+
+    if kinds:
+        status_event = encode_status_event_kind_final if final else encode_status_event_kind
+    else:
+        status_event = encode_status_event_final if final else encode_status_event_plain
     return ContentWriters(
         encode_message,
         encode_artifact,
         encode_status,
-        encode_task,
-        encode_status_event,
-        encode_artifact_event,
+        encode_task_kind if kinds else encode_task_plain,
+        status_event,
+        encode_artifact_event_kind if kinds else encode_artifact_event_plain,
     )
