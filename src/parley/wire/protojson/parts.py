@@ -48,7 +48,11 @@ def encode_part(part: Part) -> Obj:
 
 
 def encode_parts(parts: tuple[Part, ...]) -> list[Obj]:
-    return list(map(encode_part, parts))  # no comprehension: a function made and called
+    """A lone part (the common case) by a plain call, the others by map (no comprehension:
+    a function made and called, on this Python)."""
+    if len(parts) == 1:
+        return [encode_part(parts[0])]
+    return list(map(encode_part, parts))
 
 
 def decode_part(value: Any) -> Part:
