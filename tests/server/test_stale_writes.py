@@ -15,8 +15,8 @@ from parley.model import CancelTaskRequest, SubscribeToTaskRequest, Task, TaskEv
 from parley.protocol import folding
 from parley.protocol.errors import InvalidAgentResponseError, TaskNotCancelableError
 from parley.server.execution import EventSink, RequestContext
-from parley.server.live import utc_now
 from parley.server.service import AgentService
+from parley.server.stamps import utc_now
 from parley.server.stores.base import Scope, StaleWriteError, StoredTask, TaskKey
 from parley.server.stores.memory import InMemoryTaskStore
 from tests.server.support import (

@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -23,16 +21,6 @@ if TYPE_CHECKING:
 
 
 _NO_OPTIONS: Mapping[str, InlineConfigs] = MappingProxyType({})
-
-
-def utc_now() -> datetime:
-    """Now, in UTC, to the millisecond (the precision the wire uses)."""
-    now = datetime.now(UTC)
-    return now.replace(microsecond=now.microsecond // 1000 * 1000)
-
-
-def new_id() -> str:
-    return str(uuid.uuid4())
 
 
 def untouched(task: Task | None) -> bool:
