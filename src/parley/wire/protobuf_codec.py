@@ -90,20 +90,15 @@ class ProtobufCodec:
 
     def decode_request(self, operation: Operation, payload: Proto) -> Model:
         _expect(self.request_type(operation), payload)
-        direct = self.schema.request_decoders.get(operation)
-        if direct is not None:
-            try:
-                return direct(payload)
-            except UnusualShapeError:
-                pass
-        request: Model = self.schema.json.decode_request(operation, to_json(payload))
-        return request
+        return self._decode_request(operation, payload)
 
     def request_from_bytes(self, operation: Operation, data: bytes) -> Model:
         """`decode_request` of a request's wire bytes (what a server receives): parsed as
         the operation's request message (garbage: InvalidRequestError), then decoded."""
-        kind = self.request_type(operation)
-        payload = parse(kind, data)
+        return self._decode_request(operation, parse(self.request_type(operation), data))
+
+    def _decode_request(self, operation: Operation, payload: Proto) -> Model:
+        """A request message of the operation's type: directly where the schema can."""
         direct = self.schema.request_decoders.get(operation)
         if direct is not None:
             try:
