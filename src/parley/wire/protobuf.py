@@ -60,7 +60,8 @@ def struct_json(struct: Proto, depth: int = 1) -> dict[str, JSONValue]:
     """A `google.protobuf.Struct` as a JSON object (depth-limited like JSON input)."""
     if depth > active().max_value_depth:
         raise UnusualShapeError
-    return {key: value_json(item, depth) for key, item in struct.fields.items()}
+    fields = struct.fields  # by key: items() goes through the collections ABC's generator
+    return {key: value_json(fields[key], depth) for key in fields}
 
 
 def optional_struct(message: Proto, name: str) -> dict[str, JSONValue] | None:
@@ -69,7 +70,8 @@ def optional_struct(message: Proto, name: str) -> dict[str, JSONValue] | None:
 
 
 def fill_value(target: Proto, value: JSONValue) -> None:
-    """Set a `google.protobuf.Value` to a JSON value."""
+    """Set a `google.protobuf.Value` to a JSON value (protobuf's own `Struct.update` rules,
+    without its per-value isinstance chain: exact types first)."""
     if value is None:
         target.null_value = 0
     elif value is True or value is False:
@@ -79,26 +81,52 @@ def fill_value(target: Proto, value: JSONValue) -> None:
     elif type(value) is str:
         target.string_value = value
     elif isinstance(value, Mapping):
-        target.struct_value.SetInParent()  # an empty object is still an object
-        target.struct_value.update(value)
+        fill_struct(target.struct_value, value)  # an empty object is still an object
     elif isinstance(value, list | tuple):
-        target.list_value.SetInParent()
-        target.list_value.extend(value)
+        items = target.list_value
+        items.SetInParent()  # an empty list is still a list
+        add = items.values.add
+        for item in value:
+            fill_value(add(), item)
+    else:
+        _fill_subclass(target, value)
+
+
+def _fill_subclass(target: Proto, value: object) -> None:
+    """A subclass of bool, str, int or float, as protobuf takes them."""
+    if isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    elif isinstance(value, int | float):
+        target.number_value = value
     else:
         raise InternalError(f"Not a JSON value: {type(value).__name__}")
 
 
 def fill_struct(target: Proto, value: JSONObject) -> None:
-    """Set a Struct field (present even when empty)."""
+    """Set a Struct field (present even when empty), value by value."""
     target.SetInParent()
-    target.update(value)
+    fields = target.fields
+    for key, item in value.items():
+        fill_value(fields[key], item)
 
 
 # --- timestamps --------------------------------------------------------------------------------
 
 
 def fill_timestamp(target: Proto, moment: datetime) -> None:
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    """A naive moment is UTC. A UTC one from its `timestamp()`, which is within half a
+    microsecond of the instant for any datetime: less its microseconds, it rounds to
+    the exact whole seconds (floor of the instant, so nanos stay non-negative)."""
+    zone = moment.tzinfo
+    if zone is UTC or zone is None:
+        micro = moment.microsecond
+        stamp = (moment if zone is UTC else moment.replace(tzinfo=UTC)).timestamp()
+        target.seconds = round(stamp - micro / 1_000_000)
+        target.nanos = micro * 1000
+        return
+    aware = moment
     delta = aware - _EPOCH
     target.seconds = delta.days * 86400 + delta.seconds
     target.nanos = delta.microseconds * 1000
