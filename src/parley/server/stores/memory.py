@@ -4,13 +4,14 @@ Nothing survives the process, so there is no schema, and nothing to recover on s
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from msgspec.structs import replace
 
 from parley.model import ListTasksRequest, Task, TaskEvent, TaskPushNotificationConfig
 from parley.protocol import history, lifecycle, paging
 from parley.protocol.negotiation import Version
+from parley.server.stamps import utc_now
 from parley.server.stores import recovery, rows
 from parley.server.stores.base import (
     InlineConfigs,
@@ -25,10 +26,6 @@ from parley.server.stores.memory_outbox import InMemoryOutbox
 from parley.server.stores.memory_packed import PackedTask, kept
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class InMemoryTaskStore:
     """Tasks in a dict per scope (tenant, caller), keyed by task id: the key is the task's
     own id string, so a stored task costs no key of its own; beside each, when it was
@@ -40,7 +37,7 @@ class InMemoryTaskStore:
         self,
         *,
         push_configs: InMemoryPushConfigStore | None = None,
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._tasks: dict[Scope, dict[str, StoredTask | PackedTask]] = {}
         self._updated: dict[Scope, dict[str, datetime]] = {}
