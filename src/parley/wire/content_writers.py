@@ -35,6 +35,12 @@ FINAL = {state: ends_stream(state) for state in TaskState}
 """0.3's `final` flag of a status update per state (both forms): true when it ends a stream."""
 
 
+def with_metadata(out: Obj, metadata: Any) -> Obj:
+    """`out` with its `metadata` member (a free-form object) last."""
+    out["metadata"] = free(metadata)
+    return out
+
+
 class ArtifactWriter(Protocol):
     def __call__(self, artifact: Artifact, parts: Any = None) -> Obj: ...
 
@@ -80,7 +86,7 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
     message's `contextId` and `taskId` come before its role (the 0.3 proto's order);
     `reference_task_ids`: a message has them (not the 0.3 proto); `artifact_parts_first`:
     an artifact's parts come right after its id (0.3 JSON-RPC); `final`: a status update
-    writes the derived `final`, also when false (0.3)."""
+    writes the derived `final`, also when false (0.3; `kinds` goes with it)."""
 
     def encode_message_ids_first(message: Message) -> Obj:
         out: Obj = {"messageId": message.message_id}
@@ -95,26 +101,28 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
         return message_tail(message, out)
 
     def encode_message_kind(message: Message) -> Obj:
-        out: Obj = {
-            "kind": "message",
-            "messageId": message.message_id,
-            "role": role_names[message.role],
-            "parts": encode_parts(message.parts),
-        }
-        if message.context_id:
-            out["contextId"] = message.context_id
-        if message.task_id:
-            out["taskId"] = message.task_id
-        if message.metadata is None and not message.extensions and not message.reference_task_ids:
-            return out
-        return message_tail(message, out)
+        return message_rest(
+            message,
+            {
+                "kind": "message",
+                "messageId": message.message_id,
+                "role": role_names[message.role],
+                "parts": encode_parts(message.parts),
+            },
+        )
 
     def encode_message_plain(message: Message) -> Obj:
-        out: Obj = {
-            "messageId": message.message_id,
-            "role": role_names[message.role],
-            "parts": encode_parts(message.parts),
-        }
+        return message_rest(
+            message,
+            {
+                "messageId": message.message_id,
+                "role": role_names[message.role],
+                "parts": encode_parts(message.parts),
+            },
+        )
+
+    def message_rest(message: Message, out: Obj) -> Obj:
+        """A message's members after its head (kind, id, role, parts)."""
         if message.context_id:
             out["contextId"] = message.context_id
         if message.task_id:
@@ -182,27 +190,24 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
 
     def encode_task_kind(task: Task, status: Any = None, history: Any = None) -> Obj:
         """`contextId` is always written (REFERENCE §4.4)."""
-        out: Obj = {
+        head: Obj = {
             "kind": "task",
             "id": task.id,
             "contextId": task.context_id,
             "status": encode_status(task.status) if status is None else status,
         }
-        if task.artifacts:
-            out["artifacts"] = list(map(encode_artifact, task.artifacts))
-        if task.history:
-            out["history"] = history or list(map(encode_message, task.history))
-        if task.metadata is not None:
-            out["metadata"] = free(task.metadata)
-        return out
+        return task_rest(task, head, history)
 
     def encode_task_plain(task: Task, status: Any = None, history: Any = None) -> Obj:
         """`contextId` is always written (REFERENCE §4.4)."""
-        out: Obj = {
+        head: Obj = {
             "id": task.id,
             "contextId": task.context_id,
             "status": encode_status(task.status) if status is None else status,
         }
+        return task_rest(task, head, history)
+
+    def task_rest(task: Task, out: Obj, history: Any) -> Obj:
         if task.artifacts:
             out["artifacts"] = list(map(encode_artifact, task.artifacts))
         if task.history:
@@ -211,72 +216,53 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
             out["metadata"] = free(task.metadata)
         return out
 
-    # A status update: `final` derived from the state, always written (also when false).
-    def encode_status_event_kind_final(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
-        out: Obj = {
+    # A status update: `final` derived from the state, always written (also when false);
+    # 0.3 JSON-RPC (the one form with kinds) has it.
+    def encode_status_event_kind(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
+        head: Obj = {
             "kind": "status-update",
             "taskId": event.task_id,
             "contextId": event.context_id,
             "status": encode_status(event.status) if status is None else status,
             "final": FINAL[event.status.state],
         }
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
-
-    def encode_status_event_kind(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
-        out: Obj = {
-            "kind": "status-update",
-            "taskId": event.task_id,
-            "contextId": event.context_id,
-            "status": encode_status(event.status) if status is None else status,
-        }
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
+        return head if event.metadata is None else with_metadata(head, event.metadata)
 
     def encode_status_event_final(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
-        out: Obj = {
+        head: Obj = {
             "taskId": event.task_id,
             "contextId": event.context_id,
             "status": encode_status(event.status) if status is None else status,
             "final": FINAL[event.status.state],
         }
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
+        return head if event.metadata is None else with_metadata(head, event.metadata)
 
     def encode_status_event_plain(event: TaskStatusUpdateEvent, status: Any = None) -> Obj:
-        out: Obj = {
+        head: Obj = {
             "taskId": event.task_id,
             "contextId": event.context_id,
             "status": encode_status(event.status) if status is None else status,
         }
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
+        return head if event.metadata is None else with_metadata(head, event.metadata)
 
     def encode_artifact_event_kind(event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
-        out: Obj = {
+        head: Obj = {
             "kind": "artifact-update",
             "taskId": event.task_id,
             "contextId": event.context_id,
             "artifact": encode_artifact(event.artifact, parts),
         }
-        if event.append:
-            out["append"] = True
-        if event.last_chunk:
-            out["lastChunk"] = True
-        if event.metadata is not None:
-            out["metadata"] = free(event.metadata)
-        return out
+        return artifact_event_rest(event, head)
 
     def encode_artifact_event_plain(event: TaskArtifactUpdateEvent, parts: Any = None) -> Obj:
-        out: Obj = {
+        head: Obj = {
             "taskId": event.task_id,
             "contextId": event.context_id,
             "artifact": encode_artifact(event.artifact, parts),
         }
+        return artifact_event_rest(event, head)
+
+    def artifact_event_rest(event: TaskArtifactUpdateEvent, out: Obj) -> Obj:
         if event.append:
             out["append"] = True
         if event.last_chunk:
@@ -285,10 +271,15 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
             out["metadata"] = free(event.metadata)
         return out
 
-    if kinds:
-        status_event = encode_status_event_kind_final if final else encode_status_event_kind
-    else:
-        status_event = encode_status_event_final if final else encode_status_event_plain
+    if kinds and not final:
+        raise ValueError("a form with kinds writes final (0.3 JSON-RPC)")
+    status_event = (
+        encode_status_event_kind
+        if kinds
+        else encode_status_event_final
+        if final
+        else encode_status_event_plain
+    )
     return ContentWriters(
         encode_message,
         encode_artifact,
