@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from parley.asgi.http import Exchange, Request
 from parley.model import Model, StreamEvent
@@ -51,8 +52,7 @@ _MAX_DIGITS = 18
 """A sequence number fits a signed 64-bit store column."""
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """Everything `build_app` was given."""
 
     handler: RequestHandler
@@ -61,7 +61,7 @@ class Settings:
     keepalive_seconds: float
     served: tuple[Version, ...]
     rate_limiter: RateLimiter | None = None
-    errors: ErrorTable = field(default_factory=lambda: ERROR_TABLE)
+    errors: ErrorTable = msgspec.field(default_factory=lambda: ERROR_TABLE)
     """The 1.0 error statuses the app emits (`parley.wire.errors.WIRE_COMPAT`)."""
 
 

@@ -5,9 +5,10 @@ JSON body under the size limit, and sending whole responses.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote
+
+import msgspec
 
 from parley.asgi.guard import check_content_type, check_untyped_body, media_type
 from parley.protocol.negotiation import EXTENSIONS_HEADERS, VERSION_HEADER, Version
@@ -67,8 +68,7 @@ class Disconnected(Exception):  # noqa: N818 (a condition, not an error to repor
     """The client went away before its request was read: there is no one to answer."""
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """The head of one HTTP request.
 
     `path` is the raw (still percent-encoded) path without the app's `root_path`, so a
@@ -136,15 +136,14 @@ def _raw_path(scope: Scope) -> str:
     return path
 
 
-@dataclass(slots=True)
-class Exchange:
+class Exchange(msgspec.Struct):
     """One request and the means to answer it; remembers whether the answer has started."""
 
     scope: Scope
     receive: Receive
     raw_send: Send
     request: Request
-    started: bool = field(default=False)
+    started: bool = False
 
     def send(self, message: Message) -> Awaitable[None]:
         """The server's `send` of `message` (no coroutine of ours around it: a stream

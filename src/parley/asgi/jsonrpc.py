@@ -5,8 +5,9 @@ tells the version, which the `A2A-Version` header must confirm (REFERENCE §1.3)
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from parley.asgi import streaming
 from parley.asgi.calls import (
@@ -38,8 +39,7 @@ from parley.wire.json_bytes import dumps, loads
 from parley.wire.limits import applied
 
 
-@dataclass(slots=True)
-class _Reply:
+class _Reply(msgspec.Struct):
     """What an error response needs, as it becomes known: the request id and version."""
 
     id: jsonrpc.RequestId

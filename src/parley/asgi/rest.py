@@ -7,9 +7,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
+
+import msgspec
 
 from parley.asgi import streaming
 from parley.asgi.calls import (
@@ -45,8 +46,7 @@ from parley.wire.limits import applied
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
 
-@dataclass(frozen=True, slots=True)
-class _Path:
+class _Path(msgspec.Struct, frozen=True):
     """One path template and the operation behind each of its verbs."""
 
     template: str

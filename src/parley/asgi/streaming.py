@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+import msgspec
 
 from parley.asgi.calls import logger, to_a2a_error
 from parley.asgi.http import Exchange
@@ -24,8 +25,7 @@ _HEADERS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Framing:
+class Framing(msgspec.Struct, frozen=True):
     """How one binding frames a stream: an event with its sequence number (the SSE `id:`;
     None: no id), and an error that ends the stream."""
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
 from inspect import isawaitable
 from types import AsyncGeneratorType, CoroutineType
 from typing import Any, TypeAlias
+
+import msgspec
 
 from parley.model import Message, TaskState
 from parley.protocol.errors import InvalidAgentResponseError, PermissionDeniedError
@@ -36,15 +37,14 @@ _NO_SCOPES: frozenset[str] = frozenset()
 """One for all (each `frozenset()` is a new 216-byte object)."""
 
 
-@dataclass(slots=True)
-class _Session:
+class _Session(msgspec.Struct):
     """One running agent function, possibly suspended waiting for the user."""
 
     context: TaskContext
     scopes: frozenset[str] = _NO_SCOPES
     driver: asyncio.Task[None] | None = None
     """The asyncio task the function runs in (a run's own, or one of its own)."""
-    paused: Signal = field(default_factory=Signal)
+    paused: Signal = msgspec.field(default_factory=Signal)
     error: BaseException | None = None
     over: bool = False
     """The function has returned (or raised)."""

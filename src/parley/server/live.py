@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from parley.model import Message, StreamEvent, Task, TaskState
 from parley.protocol.errors import A2AError
@@ -28,8 +29,7 @@ def untouched(task: Task | None) -> bool:
     return task is not None and task.status.state is TaskState.SUBMITTED and not task.artifacts
 
 
-@dataclass(eq=False, slots=True, weakref_slot=True)
-class LiveTask:
+class LiveTask(msgspec.Struct, eq=False, weakref=True):
     """The in-process state of a task that has a run or a subscriber."""
 
     key: TaskKey
@@ -38,9 +38,9 @@ class LiveTask:
     version: int = 0
     reply: Message | None = None
     run: asyncio.Task[None] | None = None
-    lock: Mutex = field(default_factory=Mutex)
+    lock: Mutex = msgspec.field(default_factory=Mutex)
     turn_lock: asyncio.Lock | None = None
-    settled: Signal = field(default_factory=Signal)
+    settled: Signal = msgspec.field(default_factory=Signal)
     users: int = 0
     cancelling: bool = False
     pending: Task | None = None
@@ -48,7 +48,7 @@ class LiveTask:
     error: A2AError | None = None
     """What ended the last run with an error (a blocking send's answer when it left no
     task, e.g. the store was unreachable)."""
-    creating: Mapping[str, InlineConfigs] = field(default_factory=lambda: _NO_OPTIONS)
+    creating: Mapping[str, InlineConfigs] = msgspec.field(default_factory=lambda: _NO_OPTIONS)
     """`TaskStore.create`'s options for the pending task: `configs`, push configs to set
     in its creation's transaction."""
     window: ReplayWindow | None = None
