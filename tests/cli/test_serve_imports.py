@@ -6,6 +6,7 @@ agent on the memory store uses. Each case runs in a fresh interpreter and reads 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -87,12 +88,15 @@ APP = """
 
 
 def loaded(script: str) -> set[str]:
+    # Without the suite's coverage measurement, which would load its own modules (sqlite3…).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "COV_CORE_"))}
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script)],
         capture_output=True,
         text=True,
         check=True,
         timeout=60,
+        env=env,
     )
     return set(json.loads(done.stdout.splitlines()[-1]))
 

@@ -13,10 +13,10 @@ cancels cancels the call's task, and the handler's iterator is closed (`aclose`)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import NoReturn
 
 import grpc
+import msgspec
 
 from parley.grpc.errors import status_of, to_a2a_error
 from parley.model import Model, StreamEvent
@@ -60,8 +60,7 @@ Unary = Callable[[bytes, Context], Awaitable[bytes]]
 Streaming = Callable[[bytes, Context], Awaitable[None]]
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """What every servicer of one server shares."""
 
     handler: RequestHandler
@@ -72,7 +71,7 @@ class Settings:
     """What each call's request is parsed under (`parley.wire.limits`)."""
     rate_limiter: RateLimiter | None = None
     """What each call is counted against (`parley.server.quotas`)."""
-    errors: ErrorTable = field(default_factory=lambda: ERROR_TABLE)
+    errors: ErrorTable = msgspec.field(default_factory=lambda: ERROR_TABLE)
     """The 1.0 error statuses the server emits (`parley.wire.errors.WIRE_COMPAT`)."""
 
 

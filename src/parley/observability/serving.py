@@ -9,8 +9,9 @@ makes while working continues its trace).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from parley.asgi.app import A2AApp
 from parley.asgi.mount import Mounted
