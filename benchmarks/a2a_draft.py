@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import callgrind_total
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("off", "on", "on-1.1")
@@ -120,19 +119,10 @@ def _caller(app: Any, headers: list[tuple[bytes, bytes]], path: str) -> Callable
 
 def _callgrind(src: str, mode: str, path: str, count: int) -> int:
     """Instructions of one run doing `count` calls of `path` in `mode`."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-            sys.executable, "-m", "benchmarks.a2a_draft", "--src", src,
-            "--modes", mode, "--paths", path, "--count", str(count), "--quiet",
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
-        subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-        for line in out.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in callgrind's output")
+    return callgrind_total(
+        "benchmarks.a2a_draft", src,
+        "--modes", mode, "--paths", path, "--count", str(count), "--quiet",
+    )  # fmt: skip
 
 
 COUNTS = {"send": 200, "stream": 20}

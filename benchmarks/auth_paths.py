@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import callgrind_total
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("off", "api-key", "bearer", "jwt", "rate-limit", "rate-limit-redis")
@@ -142,19 +142,9 @@ def _sender(app: Any, headers: list[tuple[bytes, bytes]]) -> Callable[[int], Any
 
 def _callgrind(src: str, mode: str, count: int) -> int:
     """Instructions of one run doing `count` sends in `mode`."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-            sys.executable, "-m", "benchmarks.auth_paths", "--src", src,
-            "--modes", mode, "--sends", str(count), "--quiet",
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
-        subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-        for line in out.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in callgrind's output")
+    return callgrind_total(
+        "benchmarks.auth_paths", src, "--modes", mode, "--sends", str(count), "--quiet"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import callgrind_total
 
 ROOT = Path(__file__).resolve().parent.parent
 METADATA = (
@@ -100,19 +99,9 @@ async def _workload(sends: int, streams: int) -> dict[str, float]:
 
 def _callgrind(src: str, sends: int, streams: int) -> int:
     """Instructions of one run doing `sends` sends and `streams` streams."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-            sys.executable, "-m", "benchmarks.grpc_paths", "--src", src,
-            "--sends", str(sends), "--streams", str(streams), "--quiet",
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
-        subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-        for line in out.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in callgrind's output")
+    return callgrind_total(
+        "benchmarks.grpc_paths", src, "--sends", str(sends), "--streams", str(streams), "--quiet"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import callgrind_total
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("plain", "off", "on")
@@ -145,19 +144,10 @@ async def _workload(mode: str, sends: int, streams: int) -> dict[str, float]:
 
 def _callgrind(src: str, mode: str, sends: int, streams: int) -> int:
     """Instructions of one run doing `sends` blocking sends and `streams` streams."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-            sys.executable, "-m", "benchmarks.observability", "--src", src,
-            "--modes", mode, "--sends", str(sends), "--streams", str(streams), "--quiet",
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
-        subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-        for line in out.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in callgrind's output")
+    return callgrind_total(
+        "benchmarks.observability", src, "--modes", mode,
+        "--sends", str(sends), "--streams", str(streams), "--quiet",
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import callgrind_total
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = 100
@@ -104,21 +103,12 @@ async def _workload(sends: int, streams: int, chains: int, turns: int) -> dict[s
 
 def _callgrind(src: str, kind: str, count: int) -> int:
     """Instructions of one run doing `count` of `kind` (and nothing of the others)."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        counts = {"send": "0", "stream": "0", "cancel": "0", "turn": "0", kind: str(count)}
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-            sys.executable, "-m", "benchmarks.runner_paths", "--src", src,
-            "--sends", counts["send"], "--streams", counts["stream"],
-            "--chains", counts["cancel"], "--turns", counts["turn"], "--quiet",
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
-        subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-        for line in out.read_text().splitlines():
-            if line.startswith("summary:") or line.startswith("totals:"):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in callgrind's output")
+    counts = {"send": "0", "stream": "0", "cancel": "0", "turn": "0", kind: str(count)}
+    return callgrind_total(
+        "benchmarks.runner_paths", src,
+        "--sends", counts["send"], "--streams", counts["stream"],
+        "--chains", counts["cancel"], "--turns", counts["turn"], "--quiet",
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import callgrind_total
 
 ROOT = Path(__file__).resolve().parent.parent
 BINDINGS = ("jsonrpc", "rest")
@@ -98,19 +97,10 @@ async def _call(app: Any, binding: str, number: int, version: bytes) -> None:
 
 
 def _callgrind(src: str, binding: str, count: int, version: str) -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        command = [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-            sys.executable, "-m", "benchmarks.stream_bindings", "--src", src, "--run",
-            binding, "--count", str(count), "--version", version,
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}", "PYTHONHASHSEED": "0"}
-        subprocess.run(command, check=True, capture_output=True, env=env, cwd=ROOT)
-        for line in out.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in callgrind's output")
+    return callgrind_total(
+        "benchmarks.stream_bindings", src,
+        "--run", binding, "--count", str(count), "--version", version,
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
