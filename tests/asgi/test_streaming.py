@@ -196,9 +196,9 @@ async def test_empty_stream(serve: Serve, handler: FakeHandler) -> None:
     assert raw == b""
 
 
-async def test_keep_alive_comment_in_silence(serve: Serve, handler: FakeHandler) -> None:
-    """A `: keep-alive` comment after `keepalive_seconds` without an event."""
-    url = serve(build_app(handler, keepalive_seconds=0.05))
+async def until_keep_alives(url: str, count: int) -> bytes:
+    """A stream of an agent that never answers, read until `count` keep-alive comments
+    have come; then the client leaves. What it read."""
     seen = b""
     async with (
         httpx.AsyncClient(base_url=url, timeout=10) as client,
@@ -208,8 +208,14 @@ async def test_keep_alive_comment_in_silence(serve: Serve, handler: FakeHandler)
     ):
         async for chunk in response.aiter_bytes():
             seen += chunk
-            if seen.count(b": keep-alive\n\n") >= 2:
+            if seen.count(b": keep-alive\n\n") >= count:
                 break
+    return seen
+
+
+async def test_keep_alive_comment_in_silence(serve: Serve, handler: FakeHandler) -> None:
+    """A `: keep-alive` comment after `keepalive_seconds` without an event."""
+    seen = await until_keep_alives(serve(build_app(handler, keepalive_seconds=0.05)), 2)
     first, _, rest = seen.partition(b"\n\n")
     assert first.startswith(b"data: ")
     assert rest.startswith(b": keep-alive\n\n")
@@ -221,18 +227,7 @@ async def test_disconnect_after_keep_alives_closes_the_handler_iterator(
 ) -> None:
     """The keep-alive timer interrupts the watcher's `receive()` to write each comment;
     the watcher listens again after, so a client leaving later is still seen."""
-    url = serve(build_app(handler, keepalive_seconds=0.02))
-    seen = b""
-    async with (
-        httpx.AsyncClient(base_url=url, timeout=10) as client,
-        client.stream(
-            "POST", "/", json=rpc("SendStreamingMessage", send_params(V10, "hang")), headers=V1
-        ) as response,
-    ):
-        async for chunk in response.aiter_bytes():
-            seen += chunk
-            if seen.count(b": keep-alive\n\n") >= 3:
-                break
+    await until_keep_alives(serve(build_app(handler, keepalive_seconds=0.02)), 3)
     await eventually(lambda: handler.streams[-1].closed)
     assert handler.streams[-1].cancelled
 
