@@ -41,9 +41,14 @@ def test_a_changed_module_is_served_anew(tmp_path: Path) -> None:
     try:
         _wait_until_up(url, process)
         before = _name(url)
-        (tmp_path / "reloaded_agent.py").write_text(AGENT.format(name="After"))
+        # The reloader starts watching a moment after the server is up, so a change
+        # written in between goes unseen: the test writes the change again each second.
         deadline = time.monotonic() + 30
+        written = 0.0
         while (after := _name(url)) != "After" and time.monotonic() < deadline:
+            if time.monotonic() - written >= 1:
+                (tmp_path / "reloaded_agent.py").write_text(AGENT.format(name="After"))
+                written = time.monotonic()
             time.sleep(0.1)
     finally:
         process.terminate()
