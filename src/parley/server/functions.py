@@ -200,7 +200,8 @@ async def _finish(task: TaskContext, result: Any) -> None:
         await task._status(TaskState.COMPLETED, result.parts)
         return
     if result is not None:
-        await task.artifact(result, last_chunk=True)
+        await task._result(result)
+        return
     await task._status(TaskState.COMPLETED)
 
 

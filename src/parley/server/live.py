@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -86,6 +86,10 @@ class RunSink:
         self.ended = False
         self.emit: Callable[[StreamEvent], Coroutine[None, None, None]] = partial(runner.emit, live)
         """`runner.emit(live, event)`: a partial, no frame of its own per event."""
+
+    def emit_all(self, events: Sequence[StreamEvent]) -> Coroutine[None, None, None]:
+        """`runner.emit_all(live, events)`: task updates committed as one write."""
+        return self._runner.emit_all(self._live, events)
 
     def ended_task(self, run: asyncio.Task[None]) -> None:
         if not self.ended:  # else `end_run` recorded the run's end

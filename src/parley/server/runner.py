@@ -6,7 +6,8 @@ Theory of operation. Each task being worked on has a `LiveTask`: a lock that ord
 its events, the latest snapshot and store version, the agent's asyncio task, and a
 `settled` event that a blocking send waits on. `emit` runs under the lock: fold
 (`protocol.folding`, which enforces the lifecycle) -> `store.save` (versioned) ->
-`broker.publish`. A new task is created lazily, at the agent's first event, so an
+`broker.publish` (`emit_all`: several task updates folded, saved as one write, then
+published one by one). A new task is created lazily, at the agent's first event, so an
 agent may answer with a direct Message and leave no task behind — except for a
 non-blocking send, which must return the created task at once. Every agent run is
 owned by the runner (`shutdown` cancels and awaits them); a run that ends while its
@@ -30,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -330,6 +331,34 @@ class TaskRunner:
         if self.broker.pressed(live.key):
             await asyncio.sleep(0)
 
+    async def emit_all(self, live: LiveTask, events: Sequence[StreamEvent]) -> None:
+        """`emit` of each event, in order. Task updates (all of them: else one `emit` each)
+        are committed as one save carrying them all, under one hold of the lock (a task
+        still pending created first), then published one by one: an agent function's
+        result, its artifact then COMPLETED, is one write."""
+        updates: list[TaskEvent] = []
+        for event in events:
+            if not isinstance(event, _UPDATES):
+                for each in events:
+                    await self.emit(live, each)
+                return
+            updates.append(event)
+        if not updates:
+            return
+        lock = live.lock
+        if not lock.take():
+            await lock.acquire()
+        try:
+            if live.task is None:
+                await self._create(live)
+            task_id, context_id, clock = live.key.task_id, live.context_id, self.clock
+            stamped = [folding.stamp(event, task_id, context_id, clock) for event in updates]
+            await self._commit_all(live, stamped)
+        finally:
+            lock.release()
+        if self.broker.pressed(live.key):
+            await asyncio.sleep(0)
+
     async def _emit_other(self, live: LiveTask, event: StreamEvent) -> None:
         """A direct reply, a task's first event, or a message into history."""
         if isinstance(event, Message) and live.task is None:
@@ -396,7 +425,7 @@ class TaskRunner:
         try:
             stored = await self.store.save(live.key[:2], task, (event,), live.version)
         except StaleWriteError:
-            stored = await self._rebase(live, event)
+            stored = await self._rebase(live, (event,))
         live.task, live.version = stored.task, stored.version
         if isinstance(event, TaskArtifactUpdateEvent):
             if (published := self._publish(live, event, False)) is not DONE:
@@ -407,17 +436,65 @@ class TaskRunner:
             if lifecycle.ends_blocking_send(state):
                 live.settled.set()
 
-    async def _rebase(self, live: LiveTask, event: TaskEvent) -> StoredTask:
-        """Fold the event onto the task as stored now and save again; folding raises the
-        spec error if it no longer fits (e.g. the task is terminal now)."""
+    async def _commit_all(self, live: LiveTask, events: list[TaskEvent]) -> None:
+        """`_commit` of task updates, one save for all: those before one that does not fit
+        are committed and published, then its error raised (as one `_commit` each)."""
+        task = live.task
+        assert task is not None
+        error: A2AError | None = None
+        interrupted = False
+        for index, event in enumerate(events):
+            try:
+                task = folding.apply_event(task, event)
+            except A2AError as exc:
+                if index == 0:
+                    raise
+                error, events = exc, events[:index]
+                break
+            interrupted = interrupted or task.status.state in lifecycle.INTERRUPTED
+        holds = self._holds
+        if holds is not None and interrupted and holds(live.key.task_id):
+            await self.broker.waiting(live.key)
+        try:
+            stored = await self.store.save(live.key[:2], task, events, live.version)
+        except StaleWriteError:
+            stored = await self._rebase(live, events)
+        live.task, live.version = stored.task, stored.version
+        await self._publish_all(live, events)
+        if error is not None:
+            raise error
+
+    async def _publish_all(self, live: LiveTask, events: list[TaskEvent]) -> None:
+        """The updates just committed, in order, each with its own sequence number: every
+        one advanced the task's generation by one."""
+        assert live.task is not None
+        sequence = live.task.generation - len(events)
+        window, publish, key = live.window, self.broker.publish, live.key
+        for event in events:
+            sequence += 1
+            if window is not None:
+                window.add(sequence, event)
+            if isinstance(event, TaskStatusUpdateEvent):
+                state = event.status.state
+                await publish(key, event, final=lifecycle.ends_stream(state), sequence=sequence)
+                if lifecycle.ends_blocking_send(state):
+                    live.settled.set()
+            else:
+                await publish(key, event, final=False, sequence=sequence)
+
+    async def _rebase(self, live: LiveTask, events: Sequence[TaskEvent]) -> StoredTask:
+        """Fold the events onto the task as stored now and save again; folding raises the
+        spec error if they no longer fit (e.g. the task is terminal now)."""
         scope = live.key[:2]
         for attempt in range(_REBASES):
             stored = await self.load(live, scope)
             if stored is None:
                 raise TaskNotFoundError(f"Task {live.key.task_id} not found")
-            task = folding.apply_event(stored.task, event)
+            task = stored.task
+            for event in events:
+                task = folding.apply_event(task, event)
             try:
-                return await self.store.save(scope, task, (event,), stored.version)
+                return await self.store.save(scope, task, events, stored.version)
             except StaleWriteError:  # still racing another process: back off, with jitter
                 await asyncio.sleep(random.random() * 0.002 * 2**attempt)  # noqa: S311
         raise StaleWriteError(f"task {live.key.task_id} kept changing under {_REBASES} attempts")

@@ -17,6 +17,7 @@ from parley.model import (
     Part,
     RawPart,
     Role,
+    StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
@@ -177,24 +178,10 @@ class TaskContext:
         last_chunk: bool = False,
     ) -> str:
         """Emit an artifact (or a chunk of one); returns its id for further chunks."""
-        artifact_id = artifact_id or new_id()
-        parts = to_parts(content)
+        event = self._artifact_event(content, artifact_id, name, append, last_chunk)
         self.acted = True
-        if isinstance(content, Artifact):
-            artifact = content
-        else:
-            artifact = Artifact(artifact_id=artifact_id, parts=parts, name=name)
-        request = self._request
-        await self._sink.emit(
-            TaskArtifactUpdateEvent(
-                task_id=request.task_id,
-                context_id=request.context_id,
-                artifact=artifact,
-                append=append,
-                last_chunk=last_chunk,
-            )
-        )
-        return artifact.artifact_id
+        await self._sink.emit(event)
+        return event.artifact.artifact_id
 
     async def ask(self, content: Content) -> Message:
         """Ask the user: the task goes INPUT_REQUIRED; returns the user's reply."""
@@ -220,10 +207,25 @@ class TaskContext:
 
     # --- plumbing used by the executor ------------------------------------------------
 
-    async def _status(self, state: TaskState, content: Content = None) -> None:
-        if self.before_status is not None:
-            await self.before_status(lifecycle.is_terminal(state))
-        self.acted = True
+    def _artifact_event(
+        self, content: Content, artifact_id: str, name: str, append: bool, last_chunk: bool
+    ) -> TaskArtifactUpdateEvent:
+        if isinstance(content, Artifact):
+            artifact = content
+        else:
+            artifact = Artifact(
+                artifact_id=artifact_id or new_id(), parts=to_parts(content), name=name
+            )
+        request = self._request
+        return TaskArtifactUpdateEvent(
+            task_id=request.task_id,
+            context_id=request.context_id,
+            artifact=artifact,
+            append=append,
+            last_chunk=last_chunk,
+        )
+
+    def _status_event(self, state: TaskState, content: Content) -> TaskStatusUpdateEvent:
         request = self._request
         task_id, context_id = request.task_id, request.context_id
         note = (
@@ -231,14 +233,31 @@ class TaskContext:
             if content is not None
             else None
         )
-        await self._sink.emit(
-            TaskStatusUpdateEvent(
-                task_id=task_id,
-                context_id=context_id,
-                status=TaskStatus(state=state, message=note),
-            )
+        return TaskStatusUpdateEvent(
+            task_id=task_id, context_id=context_id, status=TaskStatus(state=state, message=note)
         )
+
+    async def _status(self, state: TaskState, content: Content = None) -> None:
+        if self.before_status is not None:
+            await self.before_status(lifecycle.is_terminal(state))
+        self.acted = True
+        await self._sink.emit(self._status_event(state, content))
         self.finished = state in lifecycle.TERMINAL
+
+    async def _result(self, content: Content) -> None:
+        """What a function returned: an artifact of it, then COMPLETED. A sink with
+        `emit_all` (the runner's) commits the two as one write."""
+        emit_all: Callable[[Sequence[StreamEvent]], Awaitable[None]] | None = getattr(
+            self._sink, "emit_all", None
+        )
+        if emit_all is None or self.before_status is not None:
+            await self.artifact(content, last_chunk=True)
+            await self._status(TaskState.COMPLETED)
+            return
+        artifact = self._artifact_event(content, "", "", False, True)
+        self.acted = True
+        await emit_all((artifact, self._status_event(TaskState.COMPLETED, None)))
+        self.finished = True
 
     async def _interrupt(self, state: TaskState, content: Content) -> Message:
         self._reply = asyncio.get_running_loop().create_future()
