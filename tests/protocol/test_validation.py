@@ -409,6 +409,18 @@ def test_check_ids_names_each_field_of_a_send() -> None:
     v.check_ids(SendMessageRequest(message=replace(base, task_id="t", context_id="c")))
 
 
+def test_check_ids_of_a_send_past_the_one_pass_check_still_bound_each_id() -> None:
+    """Ids that together pass the bound, or are not ASCII, are each checked on their own."""
+    long = "t" * v.MAX_ID_BYTES
+    v.check_ids(SendMessageRequest(message=replace(message(), task_id=long, context_id=long)))
+    v.check_ids(SendMessageRequest(message=replace(message(), context_id="é" * 256)))
+    v.check_ids(SendMessageRequest(message=message(), tenant="\u00a0"))
+    with pytest.raises(InvalidParamsError, match=r"^message\.contextId: .*got 514$"):
+        v.check_ids(SendMessageRequest(message=replace(message(), context_id="é" * 257)))
+    with pytest.raises(InvalidParamsError, match=r"^message\.taskId: .*U\+0085 at index 1\)$"):
+        v.check_ids(SendMessageRequest(message=replace(message(), task_id="t\x85")))
+
+
 def test_check_ids_covers_other_requests_and_the_page_token_cursor() -> None:
     with pytest.raises(InvalidParamsError, match=r"^id: "):
         v.check_ids(GetTaskRequest(id="\x00"))

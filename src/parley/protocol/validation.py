@@ -70,6 +70,20 @@ def check_ids(request: object) -> None:
     config ids, a ListTasks cursor's task id) is at most MAX_ID_BYTES of UTF-8 without
     control characters or lone surrogates; InvalidParamsError naming the field otherwise.
     Runs on every request at the edge, before any store sees an id."""
+    if type(request) is SendMessageRequest:
+        # The usual send in one pass: ids that are all printable ASCII within the bound
+        # together hold no forbidden character, and each is within MAX_ID_BYTES.
+        message = request.message
+        config = request.configuration
+        ids = request.tenant + message.message_id + message.context_id + message.task_id
+        if (
+            len(ids) <= MAX_ID_BYTES
+            and ids.isascii()
+            and ids.isprintable()
+            and not message.reference_task_ids
+            and (config is None or config.push_notification_config is None)
+        ):
+            return
     _check_fields(request, "")
     if isinstance(request, SendMessageRequest):
         message = request.message
