@@ -3,7 +3,10 @@ millisecond, never going back)."""
 
 from __future__ import annotations
 
+import os
+import threading
 import uuid
+import warnings
 from datetime import UTC, datetime
 
 import pytest
@@ -24,6 +27,42 @@ def test_ids_are_random_version_4_uuids_in_their_usual_text() -> None:
     for text in ids:
         varying |= uuid.UUID(ids[0]).int ^ uuid.UUID(text).int
     assert varying.bit_count() == 122
+
+
+def test_ids_come_from_blocks_of_randomness_each_handed_out_once() -> None:
+    source = stamps.random_ids(count=4)  # four ids a draw
+    ids = [source() for _ in range(41)]
+    assert len(set(ids)) == 41
+    assert all(uuid.UUID(text).version == 4 for text in ids)
+    drawn: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: drawn.extend(source() for _ in range(500)))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(drawn)) == 2000
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_never_hands_out_its_parents_ids() -> None:
+    stamps.new_id()  # a block drawn: ids waiting in the parent
+    reading, writing = os.pipe()
+    with warnings.catch_warnings():  # (3.12+: fork beside other threads; the child only writes)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child
+        os.write(writing, " ".join(stamps.new_id() for _ in range(3)).encode())
+        os._exit(0)
+    os.close(writing)
+    os.waitpid(pid, 0)
+    with os.fdopen(reading) as pipe:
+        child = set(pipe.read().split())
+    parent = {stamps.new_id() for _ in range(600)}
+    assert len(child) == 3
+    assert not child & parent
 
 
 def test_the_clock_reads_utc_to_the_millisecond(monkeypatch: pytest.MonkeyPatch) -> None:
