@@ -1,9 +1,11 @@
 """The memory store's packed finished tasks: every terminal task reads back equal to what
-was written (Hypothesis over the model); active tasks, and what msgpack cannot hold, stay
-as they are; a message's ids, when the task's own, read back as the task's strings."""
+was written (Hypothesis over the model), with the time it was packed; what msgpack cannot
+hold is kept whole; a message's ids, when the task's own, read back as the task's
+strings. The store packs exactly the terminal tasks, and reads its clock only for them."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from hypothesis import given
@@ -24,10 +26,13 @@ from parley.model import (
 )
 from parley.protocol import lifecycle
 from parley.server.stores.base import StoredTask
-from parley.server.stores.memory_packed import PackedTask, kept
+from parley.server.stores.memory import InMemoryTaskStore
+from parley.server.stores.memory_packed import PackedTask, packed
 from tests.strategies import Flavor, states, tasks
 
 terminal = st.sampled_from(sorted(lifecycle.TERMINAL))
+FINISHED = datetime(2026, 1, 3, tzinfo=UTC)
+SCOPE = ("tenant", "caller")
 
 
 def _echo(state: TaskState = TaskState.COMPLETED) -> Task:
@@ -47,35 +52,49 @@ def _echo(state: TaskState = TaskState.COMPLETED) -> Task:
 @given(tasks(Flavor.V1_0), terminal)
 def test_a_terminal_task_reads_back_equal(task: Task, state: TaskState) -> None:
     task = replace(task, status=replace(task.status, state=state))
-    stored = StoredTask(task=task, version=7)
-    found = kept(stored)
+    found = packed(task, 7, FINISHED)
+    assert found.version == 7
+    assert found.finished == FINISHED
+    assert found.unpacked() == StoredTask(task=task, version=7)
     if task.artifacts or task.history:
-        assert isinstance(found, PackedTask)
-        assert found.task.artifacts == ()
-        assert found.task.history == ()
-        assert found.task.status == task.status
-        assert found.version == 7
-        assert found.unpacked() == stored
+        assert found.body is not None
+        assert found.task == replace(task, artifacts=(), history=())
     else:
-        assert found is stored
+        assert found.body is None
+        assert found.task is task
 
 
-@given(tasks(Flavor.V1_0), states(Flavor.V1_0))
-def test_only_terminal_tasks_are_packed(task: Task, state: TaskState) -> None:
-    task = replace(task, status=replace(task.status, state=state), history=_echo().history)
-    stored = StoredTask(task=task, version=1)
-    assert isinstance(kept(stored), PackedTask) == lifecycle.is_terminal(state)
+@given(states(Flavor.V1_0))
+def test_the_store_packs_the_terminal_tasks_and_times_only_them(state: TaskState) -> None:
+    async def main() -> None:
+        times: list[datetime] = []
 
+        def clock() -> datetime:
+            times.append(FINISHED)
+            return FINISHED
 
-def test_an_active_task_is_kept_as_it_is() -> None:
-    stored = StoredTask(task=_echo(TaskState.WORKING), version=2)
-    assert kept(stored) is stored
+        store = InMemoryTaskStore(clock=clock)
+        working = _echo(TaskState.WORKING)
+        await store.create(SCOPE, working)
+        await store.save(SCOPE, working, (), 1)
+        assert times == []  # an active task's writes read no clock
+        task = replace(working, status=replace(working.status, state=state))
+        saved = await store.save(SCOPE, task, (), 2)
+        assert saved == StoredTask(task=task, version=3)
+        kept = store._tasks[SCOPE]["t1"]
+        assert isinstance(kept, PackedTask) == lifecycle.is_terminal(state)
+        assert len(times) == int(lifecycle.is_terminal(state))
+        assert await store.get(SCOPE, "t1") == saved
+        created = replace(task, id="t2")
+        assert await store.create(SCOPE, created) == StoredTask(task=created, version=1)
+        assert isinstance(store._tasks[SCOPE]["t2"], PackedTask) == lifecycle.is_terminal(state)
+        assert await store.get(SCOPE, "t2") == StoredTask(task=created, version=1)
+
+    asyncio.run(main())
 
 
 def test_a_message_in_its_task_shares_the_task_ids() -> None:
-    packed = kept(StoredTask(task=_echo(), version=3))
-    assert isinstance(packed, PackedTask)
-    task = packed.unpacked().task
+    task = packed(_echo(), 3, FINISHED).unpacked().task
     assert task == _echo()
     assert task.history[0].context_id is task.context_id
     assert task.history[0].task_id is task.id
@@ -88,9 +107,7 @@ def test_foreign_and_empty_ids_of_a_message_are_kept() -> None:
         replace(echo.history[0], context_id="other", task_id="t0", role=Role.AGENT),
     )
     task = replace(echo, history=history)
-    packed = kept(StoredTask(task=task, version=3))
-    assert isinstance(packed, PackedTask)
-    assert packed.unpacked().task == task
+    assert packed(task, 3, FINISHED).unpacked().task == task
 
 
 def test_every_part_field_is_kept() -> None:
@@ -118,12 +135,13 @@ def test_every_part_field_is_kept() -> None:
         reference_task_ids=("t0",),
     )
     task = replace(_echo(TaskState.FAILED), artifacts=(artifact,), history=(message,))
-    packed = kept(StoredTask(task=task, version=4))
-    assert isinstance(packed, PackedTask)
-    assert packed.unpacked().task == task
+    found = packed(task, 4, FINISHED)
+    assert found.body is not None
+    assert found.unpacked().task == task
 
 
-def test_what_msgpack_cannot_hold_stays_as_it_is() -> None:
+def test_what_msgpack_cannot_hold_is_kept_whole() -> None:
     task = replace(_echo(), artifacts=(Artifact(artifact_id="a", parts=(DataPart(data=2**70),)),))
-    stored = StoredTask(task=task, version=3)
-    assert kept(stored) is stored
+    found = packed(task, 3, FINISHED)
+    assert (found.task, found.body) == (task, None)
+    assert found.unpacked() == StoredTask(task=task, version=3)

@@ -23,15 +23,17 @@ from parley.server.stores.base import (
     TaskPage,
 )
 from parley.server.stores.memory_outbox import InMemoryOutbox
-from parley.server.stores.memory_packed import PackedTask, kept
+from parley.server.stores.memory_packed import PackedTask, packed
+
+_TERMINAL = lifecycle.TERMINAL
 
 
 class InMemoryTaskStore:
     """Tasks in a dict per scope (tenant, caller), keyed by task id: the key is the task's
-    own id string, so a stored task costs no key of its own; beside each, when it was
-    created or last saved finished (what a purge, of finished tasks only, compares). A
-    finished task is kept packed (`memory_packed`: about half the memory; a read unpacks
-    it). `push_configs`, when given, loses the configs of the tasks a purge deletes."""
+    own id string, so a stored task costs no key of its own. A finished task is kept
+    packed (`memory_packed`: about half the memory; a read unpacks it), with when it was
+    created or saved finished (what a purge, of finished tasks only, compares).
+    `push_configs`, when given, loses the configs of the tasks a purge deletes."""
 
     def __init__(
         self,
@@ -40,7 +42,6 @@ class InMemoryTaskStore:
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._tasks: dict[Scope, dict[str, StoredTask | PackedTask]] = {}
-        self._updated: dict[Scope, dict[str, datetime]] = {}
         self.push_configs = push_configs
         self.clock = clock
         self.options = StoreOptions(recover=False)
@@ -58,17 +59,20 @@ class InMemoryTaskStore:
         tasks = self._tasks.get(scope)
         if tasks is None:
             tasks = self._tasks[scope] = {}
-            self._updated[scope] = {}
         elif task.id in tasks:
             raise StaleWriteError(f"task {task.id} already exists")
+        push = self.push_configs
         if configs:
-            assert self.push_configs is not None
+            assert push is not None
             for config, protocol in configs:
-                self.push_configs.set(scope, config, protocol)
-        stored = StoredTask(task=task, version=1)
-        tasks[task.id] = kept(stored)
-        self._updated[scope][task.id] = now = self.clock()
-        self._notify(scope, task, 1, None, now)
+                push.set(scope, config, protocol)
+        stored = StoredTask(task, 1)
+        if task.status.state in _TERMINAL:  # packed, and timed: what `purge` reads
+            tasks[task.id] = packed(task, 1, self.clock())
+        else:  # an active task: no clock read (its time matters once it ends)
+            tasks[task.id] = stored
+        if push is not None and push._configs:  # (no call if no config is set)
+            self._notify(scope, task, 1, None)
         return stored
 
     async def get(
@@ -92,14 +96,14 @@ class InMemoryTaskStore:
         current = tasks.get(task.id) if tasks is not None else None
         if tasks is None or current is None or current.version != expected_version:
             raise StaleWriteError(f"task {task.id} is not at version {expected_version}")
-        stored = StoredTask(task=task, version=expected_version + 1)
-        if task.status.state in lifecycle.TERMINAL:  # packed, and timed: what `purge` reads
-            tasks[task.id] = kept(stored)
-            self._updated[scope][task.id] = self.clock()
-        else:  # a running task's (hot) save: no call (its time matters once it ends)
+        version = expected_version + 1
+        stored = StoredTask(task, version)
+        if task.status.state in _TERMINAL:  # packed, and timed: what `purge` reads
+            tasks[task.id] = packed(task, version, self.clock())
+        else:  # a running task's (hot) save: no clock read
             tasks[task.id] = stored
-        if (configs := self.push_configs) is not None and configs._configs:  # (no call if none)
-            self._notify(scope, task, stored.version, events, self.clock())
+        if (push := self.push_configs) is not None and push._configs:  # (no call if none)
+            self._notify(scope, task, version, events)
         return stored
 
     def _notify(
@@ -108,16 +112,14 @@ class InMemoryTaskStore:
         task: Task,
         version: int,
         events: Sequence[TaskEvent] | None,
-        now: datetime,
     ) -> None:
         configs = self.push_configs
-        if configs is None or not configs.any:
-            return
+        assert configs is not None
         ids = configs.config_ids(scope, task.id)
         if not ids:
             return
         found = rows.notified(task, version, events)  # encoded when claimed
-        if configs.outbox.record(scope, task.id, ids, found, now):
+        if configs.outbox.record(scope, task.id, ids, found, self.clock()):
             self.recorded()
 
     async def list(self, scope: Scope, request: ListTasksRequest, page_size: int) -> TaskPage:
@@ -156,20 +158,19 @@ class InMemoryTaskStore:
         return await recovery.fail_interrupted(self, active, now, namespace)
 
     async def purge(self, older_than: datetime) -> int:
-        gone = [
+        gone = [  # every finished task is packed, with its time
             (scope, task_id)
             for scope, tasks in self._tasks.items()
             for task_id, stored in tasks.items()
-            if lifecycle.is_terminal(stored.task.status.state)
-            and self._updated[scope][task_id] < older_than
+            if isinstance(stored, PackedTask) and stored.finished < older_than
         ]
         for scope, task_id in gone:
-            del self._tasks[scope][task_id], self._updated[scope][task_id]
+            del self._tasks[scope][task_id]
             if self.push_configs is not None:
                 self.push_configs.drop_task((*scope, task_id))
         for scope in {scope for scope, _ in gone}:
             if not self._tasks[scope]:
-                del self._tasks[scope], self._updated[scope]
+                del self._tasks[scope]
         return len(gone)
 
 
@@ -205,6 +206,8 @@ class InMemoryPushConfigStore:
 
     def __init__(self) -> None:
         self._configs: dict[tuple[str, str, str], dict[str, TaskPushNotificationConfig]] = {}
+        """Also read by the linked task store: empty, a task write records nothing (the
+        one check it pays when no config is set)."""
         self._protocols: dict[tuple[str, str, str, str], Version] = {}
         self.outbox = InMemoryOutbox(self._lookup, self._forget)
 
@@ -218,11 +221,6 @@ class InMemoryPushConfigStore:
         stored = replace(config, tenant=scope[0])
         self._configs.setdefault((*scope, config.task_id), {})[config.id] = stored
         self._protocols[(*scope, config.task_id, config.id)] = protocol
-
-    @property
-    def any(self) -> bool:
-        """Whether any config is set (the one check a task write pays when none is)."""
-        return bool(self._configs)
 
     def config_ids(self, scope: Scope, task_id: str) -> Collection[str]:
         """The ids of a task's configs (what a task write records notifications for; a

@@ -15,7 +15,7 @@ instructions once and each read of it about as many (`benchmarks`: callgrind, in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -32,7 +32,6 @@ from parley.model import (
     TextPart,
     UrlPart,
 )
-from parley.protocol import lifecycle
 from parley.server.stores.base import StoredTask
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -42,42 +41,44 @@ _KINDS: tuple[type[Part], ...] = (TextPart, RawPart, UrlPart, DataPart)
 _KIND = {kind: number for number, kind in enumerate(_KINDS)}
 _CONTENT = ("text", "raw", "url", "data")
 _UNPACKABLE = (TypeError, ValueError, OverflowError, msgspec.EncodeError)
-_TERMINAL = lifecycle.TERMINAL
 
 
 class PackedTask(msgspec.Struct, frozen=True, gc=False):
-    """A terminal task as the memory store keeps it."""
+    """A terminal task as the memory store keeps it, with when it was saved finished."""
 
     task: Task
-    """The task without its artifacts and history."""
+    """The task without its artifacts and history (the whole task when `body` is None)."""
     version: int
-    body: bytes
-    """Its artifacts and history, packed."""
+    body: bytes | None
+    """Its artifacts and history, packed; None if it has neither, or msgpack cannot hold
+    them (the task is then kept whole)."""
+    finished: datetime
+    """When the store saved it finished (what `purge` compares)."""
 
     def unpacked(self) -> StoredTask:
-        artifacts, history = _decode(self.body)
-        head = self.task
+        head, body = self.task, self.body
+        if body is None:
+            return StoredTask(head, self.version)
+        artifacts, history = _decode(body)
         task = replace(
             head,
             artifacts=tuple(map(_artifact, artifacts)),
             history=tuple([_message(fields, head) for fields in history]),
         )
-        return StoredTask(task=task, version=self.version)
+        return StoredTask(task, self.version)
 
 
-def kept(stored: StoredTask) -> StoredTask | PackedTask:
-    """What the store keeps of `stored`: packed if terminal (and msgpack can hold all of
-    it: a task with, say, an integer beyond 64 bits in its metadata stays as it is)."""
-    task = stored.task
-    if task.status.state not in _TERMINAL or not (task.artifacts or task.history):
-        return stored
+def packed(task: Task, version: int, finished: datetime) -> PackedTask:
+    """A terminal task as the store keeps it: packed if msgpack can hold all of it (a
+    task with, say, an integer beyond 64 bits in its metadata is kept whole)."""
+    artifacts, history = task.artifacts, task.history
+    if not (artifacts or history):
+        return PackedTask(task, version, None, finished)
     try:
-        history = list(map(_message_fields, task.history, repeat(task)))
-        body = _encode((list(map(_artifact_fields, task.artifacts)), history))
+        body = _encode((_artifacts_fields(artifacts), _history_fields(history, task)))
     except _UNPACKABLE:
-        return stored
-    head = replace(task, artifacts=(), history=())
-    return PackedTask(head, stored.version, body)
+        return PackedTask(task, version, None, finished)
+    return PackedTask(replace(task, artifacts=(), history=()), version, body, finished)
 
 
 # ----------------------------------------------------------------------------- packing
@@ -91,11 +92,12 @@ def _trimmed(fields: list[Any], required: int) -> list[Any]:
 
 def _part_fields(part: Part) -> Any:
     kind = type(part)
-    if kind is TextPart and not part.media_type and not part.filename and part.metadata is None:
+    if kind is TextPart and not (part.media_type or part.filename) and part.metadata is None:
         return part.text
+    number = _KIND[kind]
     fields = [
-        _KIND[kind],
-        getattr(part, _CONTENT[_KIND[kind]]),
+        number,
+        getattr(part, _CONTENT[number]),
         part.media_type or None,
         part.filename or None,
         part.metadata,
@@ -103,55 +105,70 @@ def _part_fields(part: Part) -> Any:
     return _trimmed(fields, 2)
 
 
-def _parts(parts: Sequence[Part]) -> Any:
-    if len(parts) == 1:  # one text part with text alone (the usual): its text
-        part = parts[0]
-        if (
-            type(part) is TextPart
-            and not part.media_type
-            and not part.filename
+def _artifacts_fields(artifacts: Sequence[Artifact]) -> list[Any]:
+    out: list[Any] = []
+    for artifact in artifacts:
+        parts = artifact.parts
+        if (  # one text part with text alone (the usual): its text
+            len(parts) == 1
+            and type(part := parts[0]) is TextPart
+            and not (part.media_type or part.filename)
             and part.metadata is None
         ):
-            return part.text
-    return list(map(_part_fields, parts))
+            content: Any = part.text
+        else:
+            content = list(map(_part_fields, parts))
+        if (
+            artifact.name or artifact.description or artifact.extensions
+        ) or artifact.metadata is not None:
+            fields = [
+                artifact.artifact_id,
+                content,
+                artifact.name or None,
+                artifact.description or None,
+                artifact.metadata,
+                artifact.extensions or None,
+            ]
+            out.append(_trimmed(fields, 2))
+        else:
+            out.append((artifact.artifact_id, content))
+    return out
 
 
-def _artifact_fields(artifact: Artifact) -> list[Any]:
-    if not (artifact.name or artifact.description or artifact.extensions) and (
-        artifact.metadata is None
-    ):
-        return [artifact.artifact_id, _parts(artifact.parts)]
-    fields = [
-        artifact.artifact_id,
-        _parts(artifact.parts),
-        artifact.name or None,
-        artifact.description or None,
-        artifact.metadata,
-        artifact.extensions or None,
-    ]
-    return _trimmed(fields, 2)
-
-
-def _message_fields(message: Message, task: Task) -> list[Any]:
-    parts = _parts(message.parts)
-    if (
-        message.context_id == task.context_id
-        and message.task_id == task.id
-        and message.metadata is None
-        and not (message.extensions or message.reference_task_ids)
-    ):
-        return [message.message_id, message.role, parts]
-    fields = [
-        message.message_id,
-        message.role,
-        parts,
-        None if message.context_id == task.context_id else message.context_id,
-        None if message.task_id == task.id else message.task_id,
-        message.metadata,
-        message.extensions or None,
-        message.reference_task_ids or None,
-    ]
-    return _trimmed(fields, 3)
+def _history_fields(history: Sequence[Message], task: Task) -> list[Any]:
+    out: list[Any] = []
+    context_id, task_id = task.context_id, task.id
+    for message in history:
+        parts = message.parts
+        if (
+            len(parts) == 1
+            and type(part := parts[0]) is TextPart
+            and not (part.media_type or part.filename)
+            and part.metadata is None
+        ):
+            content: Any = part.text
+        else:
+            content = list(map(_part_fields, parts))
+        if (
+            message.context_id == context_id
+            and message.task_id == task_id
+            and message.metadata is None
+            and not (message.extensions or message.reference_task_ids)
+        ):
+            out.append((message.message_id, message.role, content))
+        else:
+            fields = [
+                message.message_id,
+                message.role,
+                content,
+                None if message.context_id == context_id else message.context_id,
+                None if message.task_id == task_id else message.task_id,
+                message.metadata,
+                message.extensions or None,
+                message.reference_task_ids or None,
+            ]
+            out.append(_trimmed(fields, 3))
+    return out
 
 
 # ----------------------------------------------------------------------------- unpacking
