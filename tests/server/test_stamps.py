@@ -4,10 +4,11 @@ millisecond, never going back)."""
 from __future__ import annotations
 
 import os
+import random
 import threading
 import uuid
 import warnings
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -74,6 +75,17 @@ def test_the_clock_reads_utc_to_the_millisecond(monkeypatch: pytest.MonkeyPatch)
     now = stamps.millisecond_clock()()
     assert now == datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=UTC)
     assert now.tzinfo is UTC
+
+
+def test_the_clocks_milliseconds_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each reading is the millisecond it was read in, exactly (no float rounding off)."""
+    rng = random.Random(7)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    for millis in [0, 1, 999, 1_700_000_000_123, 4_102_444_800_000] + [
+        rng.randrange(4_102_444_800_000) for _ in range(20_000)
+    ]:
+        monkeypatch.setattr(stamps, "time_ns", lambda m=millis: m * 1_000_000 + 999_999)
+        assert stamps.millisecond_clock()() == epoch + timedelta(milliseconds=millis)
 
 
 def test_the_clock_never_goes_back(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,12 +21,13 @@ from __future__ import annotations
 import os
 from binascii import hexlify
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from time import time_ns
 
 _VARIANT = bytes.maketrans(b"0123456789abcdef", b"89ab89ab89ab89ab")
 """A random hex digit -> the variant digit (10xx) that keeps its two low bits."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_FROM_TIMESTAMP = datetime.fromtimestamp
 
 
 def random_ids(count: int = 256) -> Callable[[], str]:
@@ -74,7 +75,8 @@ def millisecond_clock() -> Callable[[], datetime]:
         now = time_ns() // 1_000_000
         if now <= millis:
             return last  # the same millisecond, or the clock went back
-        millis, last = now, _EPOCH + timedelta(milliseconds=now)
+        # (exact: the float's error is far below the microsecond `fromtimestamp` rounds to)
+        millis, last = now, _FROM_TIMESTAMP(now / 1000, UTC)
         return last
 
     return utc_now
