@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from parley.server import stamps
 from parley.server.stores import (
     InMemoryPushConfigStore,
     InMemoryTaskStore,
@@ -29,6 +30,19 @@ def test_memory(url: str) -> None:
     assert isinstance(push, InMemoryPushConfigStore)
     assert tasks.push_configs is push
     assert not tasks.options.recover  # nothing survives a restart: nothing to recover
+    assert tasks.clock is stamps.utc_now  # the server's millisecond clock, unless given
+
+
+def test_a_given_clock_times_every_store(tmp_path: Path) -> None:
+    def clock() -> datetime:
+        return datetime(2026, 1, 2, tzinfo=UTC)
+
+    memory = open_store("memory", clock=clock).tasks
+    sqlite = open_store(f"sqlite:///{tmp_path / 'a.db'}", clock=clock).tasks
+    assert isinstance(memory, InMemoryTaskStore)
+    assert isinstance(sqlite, SqliteTaskStore)
+    assert memory.clock is clock
+    assert sqlite.clock is clock
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from parley.server import stamps
 from parley.server.stores.base import DurablePushConfigStore, DurableTaskStore, StoreOptions
 from parley.server.stores.memory import InMemoryPushConfigStore, InMemoryTaskStore
 from parley.server.stores.retention import parse_duration
@@ -33,8 +34,11 @@ class Stores(NamedTuple):
     push_configs: DurablePushConfigStore
 
 
-def open_store(url: str, *, clock: Callable[[], datetime] = utc_now) -> Stores:
-    """The stores a URL names (not yet opened: `AgentService.startup` opens them).
+def open_store(url: str, *, clock: Callable[[], datetime] | None = None) -> Stores:
+    """The stores a URL names (not yet opened: `AgentService.startup` opens them). `clock`
+    times what they keep (what a purge compares): by default the server's millisecond
+    clock for the memory store (`stamps.utc_now`, cheaper to read), `datetime.now` in UTC
+    for the durable ones (their rows keep microseconds).
 
     Query parameters: `migrate=false` (refuse a schema that is behind instead of
     migrating it on open), `recover=false` (leave SUBMITTED/WORKING tasks alone on start,
@@ -49,12 +53,15 @@ def open_store(url: str, *, clock: Callable[[], datetime] = utc_now) -> Stores:
     spelled = url.strip()
     if spelled in ("memory", "memory://"):
         push = InMemoryPushConfigStore()
-        return Stores(InMemoryTaskStore(push_configs=push, clock=clock), push)
+        memory = InMemoryTaskStore(
+            push_configs=push, clock=clock if clock is not None else stamps.utc_now
+        )
+        return Stores(memory, push)
     scheme = spelled.partition(":")[0].lower()
     if scheme == "sqlite":
-        return _sqlite(spelled, clock)
+        return _sqlite(spelled, clock if clock is not None else utc_now)
     if scheme in ("postgresql", "postgres"):
-        return _postgres(spelled, clock)
+        return _postgres(spelled, clock if clock is not None else utc_now)
     raise ValueError(
         f"unknown store {describe(url)!r}: use memory, sqlite:///path.db or "
         "postgresql://user@host:port/database"
