@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from parley.asgi import http
 from parley.asgi.guard import Refused
 from parley.asgi.http import (
     A2A_JSON_TYPE,
@@ -54,9 +55,13 @@ def test_header_names_are_lower_case_and_repeats_are_joined() -> None:
     assert request.headers == {"a2a-extensions": "urn:a, urn:b", "content-type": "application/json"}
 
 
-def test_usual_header_names_and_values_are_one_string_for_every_request() -> None:
-    """A request's headers live as long as its stream: the usual names and values are
-    shared, not decoded into each request; the rest decode as ever."""
+def test_usual_header_names_and_values_are_one_string_for_every_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request's headers live as long as its stream: the usual names and values, and a
+    usual name's short value once seen, are shared, not decoded into each request; the
+    rest decode as ever."""
+    monkeypatch.setattr(http, "_PAIRS", {})
     raw = [
         (b"host", b"agent.example:8000"),
         (b"content-type", b"application/json"),
@@ -74,7 +79,38 @@ def test_usual_header_names_and_values_are_one_string_for_every_request() -> Non
     shared_names = [a for a, b in zip(first.headers, second.headers, strict=True) if a is b]
     assert shared_names == ["host", "content-type", "a2a-version"]
     shared_values = [n for n in first.headers if first.headers[n] is second.headers[n] != ""]
-    assert shared_values == ["content-type", "a2a-version"]
+    assert shared_values == ["host", "content-type", "a2a-version"]
+
+
+def test_credentials_long_values_and_list_pairs_are_decoded_but_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A header pair is kept decoded only for a usual name (never Authorization), a short
+    value and a tuple; the others read the same, decoded for each request."""
+    monkeypatch.setattr(http, "_PAIRS", {})
+    raw = [
+        [b"accept", b"application/json"],
+        (b"authorization", b"Bearer secret"),
+        (b"user-agent", b"u" * 129),
+    ]
+    first, second = (Request.from_scope(scope(headers=list(raw))) for _ in range(2))
+    assert first.headers == {
+        "accept": "application/json",
+        "authorization": "Bearer secret",
+        "user-agent": "u" * 129,
+    }
+    assert second.headers == first.headers
+    assert [n for n in first.headers if first.headers[n] is second.headers[n]] == ["accept"]
+    assert http._PAIRS == {}
+
+
+def test_kept_pairs_stop_at_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `_PAIRS_KEPT` pairs, new ones are decoded for each request and not kept."""
+    monkeypatch.setattr(http, "_PAIRS", {})
+    for number in range(http._PAIRS_KEPT + 10):
+        headers = [(b"content-length", str(number).encode())]
+        assert Request.from_scope(scope(headers=headers)).headers == {"content-length": str(number)}
+    assert len(http._PAIRS) == http._PAIRS_KEPT
 
 
 def test_the_query_keeps_repeated_and_blank_keys_in_order() -> None:

@@ -62,6 +62,16 @@ _VALUES = {
 """The request headers' usual names (as the server gives them: lower case) and values,
 decoded once: a request's headers are kept for as long as its stream is open, and these
 are shared by every request instead of copied into each."""
+_REMEMBERED = frozenset(_NAMES) - {b"authorization"}
+"""The names whose headers `_PAIRS` may remember (credentials are never kept)."""
+_PAIRS: dict[tuple[bytes, bytes], tuple[str, str]] = {}
+"""Raw headers of a usual name and a short value, decoded: the same few (Host, the
+Content-Type, the version, a client's Accept and User-Agent) come with every request, and
+one lookup of the pair replaces a lookup or a decoding of its name and of its value. At
+most `_PAIRS_KEPT` pairs, the first seen (a full cache only stops remembering)."""
+_PAIRS_KEPT = 512
+_VALUE_KEPT = 128
+"""The longest value `_PAIRS` keeps, in bytes."""
 
 
 class Disconnected(Exception):  # noqa: N818 (a condition, not an error to report)
@@ -86,9 +96,12 @@ class Request(msgspec.Struct, frozen=True):
     @classmethod
     def from_scope(cls, scope: Scope) -> Request:
         headers: dict[str, str] = {}
-        for raw_name, raw_value in scope.get("headers", ()):
-            name = _NAMES.get(raw_name) or raw_name.decode("latin-1").lower()
-            value = _VALUES.get(raw_value) or raw_value.decode("latin-1")
+        for pair in scope.get("headers", ()):
+            try:
+                known = _PAIRS.get(pair)
+            except TypeError:  # a pair that is not a tuple of bytes (a list): not kept
+                known = None
+            name, value = _decoded(pair) if known is None else known
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         raw_query = scope.get("query_string")
         query: tuple[tuple[str, str], ...] = ()
@@ -118,6 +131,23 @@ class Request(msgspec.Struct, frozen=True):
         if value is None and self.query:
             return self.parameter(VERSION_HEADER)
         return value
+
+
+def _decoded(pair: Iterable[bytes]) -> tuple[str, str]:
+    """One raw header as (lower-case name, value); remembered in `_PAIRS` if it may be."""
+    raw_name, raw_value = pair
+    name = _NAMES.get(raw_name) or raw_name.decode("latin-1").lower()
+    value = _VALUES.get(raw_value) or raw_value.decode("latin-1")
+    if (
+        type(pair) is tuple
+        and type(raw_name) is bytes
+        and type(raw_value) is bytes
+        and raw_name in _REMEMBERED
+        and len(raw_value) <= _VALUE_KEPT
+        and len(_PAIRS) < _PAIRS_KEPT
+    ):
+        _PAIRS[pair] = (name, value)
+    return name, value
 
 
 def _raw_path(scope: Scope) -> str:
