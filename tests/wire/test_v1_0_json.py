@@ -28,6 +28,7 @@ from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.codec_seam import Codec
 from parley.wire.json_bytes import JSON
 from parley.wire.json_codec import JsonCodec
+from parley.wire.limits import Limits, applied
 from parley.wire.v1_0 import CODEC
 from tests.strategies import Flavor, all_models, json_values
 from tests.wire.json_equality import same
@@ -426,6 +427,55 @@ def test_unknown_enum_values_are_rejected(
 
 
 # ---------------------------------------------------------------- input leniency
+
+
+@pytest.mark.parametrize(
+    ("ids", "expected"),
+    [
+        ({}, ("", "")),
+        ({"contextId": None, "context_id": "c", "task_id": "t"}, ("c", "t")),
+        ({"contextId": "", "context_id": "c", "taskId": "", "task_id": None}, ("", "")),
+        ({"contextId": "c", "context_id": "d", "taskId": "t", "task_id": "u"}, ("c", "t")),
+    ],
+)
+def test_a_message_reads_its_ids_by_either_name_the_json_one_first(
+    ids: dict[str, Any], expected: tuple[str, str]
+) -> None:
+    """A set JSON name wins, even empty; an absent or null one gives the proto name's."""
+    value = {"messageId": "m", "role": 1, "parts": [{"text": "hi"}], **ids}
+    message = CODEC.decode(m.Message, value)
+    assert (message.context_id, message.task_id, message.role) == (*expected, m.Role.USER)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{}]}}, "message.parts[0]"),
+        ({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}, "message.parts"),
+        ({"message": {"messageId": "m", "role": "user", "parts": [{"text": "a"}]}}, "message.role"),
+        ({"message": {"messageId": "m", "role": 1, "parts": [], "taskId": 3}}, "message.taskId"),
+        (
+            {"message": {"messageId": "m", "role": 1, "parts": [{"text": 1}]}},
+            "message.parts[0].text",
+        ),
+        ({"message": []}, "message"),
+        ({"message": None}, "message"),
+        (
+            {"message": {"messageId": "m", "role": 1, "parts": [{"text": "a"}]}, "tenant": 1},
+            "tenant",
+        ),
+    ],
+)
+def test_a_send_names_the_field_it_refuses(params: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidParamsError) as raised:
+        CODEC.decode_request(Operation.SEND_MESSAGE, params)
+    assert raised.value.field_violations[0].field == field
+
+
+def test_a_lone_part_is_still_held_to_the_parts_limit() -> None:
+    params = {"message": {"messageId": "m", "role": 1, "parts": [{"text": "a"}]}}
+    with applied(Limits(max_parts=0)), pytest.raises(InvalidParamsError, match="more than 0"):
+        CODEC.decode_request(Operation.SEND_MESSAGE, params)
 
 
 def test_snake_case_input_is_accepted() -> None:

@@ -7,6 +7,7 @@ on every binding and in both versions' codecs. Outside a binding, the defaults a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
@@ -31,9 +32,9 @@ DEFAULT_LIMITS = Limits()
 _ACTIVE: ContextVar[Limits] = ContextVar("parley_limits", default=DEFAULT_LIMITS)
 
 
-def active() -> Limits:
-    """The limits the request being parsed is under (the defaults outside a binding)."""
-    return _ACTIVE.get()
+active: Callable[[], Limits] = _ACTIVE.get
+"""The limits the request being parsed is under (the defaults outside a binding): the
+context variable's own `get`, called with no frame of ours (each message's parts ask)."""
 
 
 class applied:  # noqa: N801 - used as a function: `with applied(limits):`

@@ -32,6 +32,7 @@ from parley.wire.content_writers import (
 from parley.wire.json_codec import ContentReaders
 from parley.wire.protojson.fields import (
     ROLE_NAMES,
+    ROLES,
     moment,
     obj,
     one_of,
@@ -115,18 +116,21 @@ class Content:
         message_id = d.get("messageId")
         if type(message_id) is not str or not message_id:
             message_id = req_str(d, "messageId", "", "message_id")
-        context_id = d.get("contextId")
-        if type(context_id) is not str:
+        # An absent id is "" unless spelt by its proto name: read with one lookup.
+        context_id = d.get("contextId", "")
+        if type(context_id) is not str or (not context_id and "context_id" in d):
             context_id = opt_str(d, "contextId", "", "context_id")
-        task_id = d.get("taskId")
-        if type(task_id) is not str:
+        task_id = d.get("taskId", "")
+        if type(task_id) is not str or (not task_id and "task_id" in d):
             task_id = opt_str(d, "taskId", "", "task_id")
         metadata = d.get("metadata")
         if metadata is not None and self._metadata_first:
             metadata = struct(d, "metadata", "")
+        named = d.get("role")
+        found = ROLES.get(named) if type(named) is str else None
         return Message(
             message_id=message_id,
-            role=role(d.get("role")),
+            role=role(named) if found is None else found,
             parts=decode_parts(d, self._parts_key, self._decode_part),
             context_id=context_id,
             task_id=task_id,

@@ -25,8 +25,9 @@ STATE_NAMES_V0_3: dict[TaskState, str] = {
 }
 """The 0.3 proto's state names: canceled is `TASK_STATE_CANCELLED`."""
 
-_ROLES: dict[str | int, Role] = {name: role for role, name in ROLE_NAMES.items()}
-_ROLES.update({int(role): role for role in Role})
+ROLES: dict[str | int, Role] = {name: role for role, name in ROLE_NAMES.items()}
+ROLES.update({int(role): role for role in Role})
+"""A role by name or number."""
 STATES: dict[str | int, TaskState] = {name: state for state, name in STATE_NAMES.items()}
 STATES.update({int(state): state for state in TaskState})
 """A 1.0 state by name or number."""
@@ -82,7 +83,7 @@ def one_of(d: Obj, members: Sequence[tuple[str, str | None]]) -> tuple[str, Any]
 def role(value: Any) -> Role:
     """`ROLE_USER` / `ROLE_AGENT` or their numbers; unspecified is an error (REQUIRED)."""
     if type(value) is str or type(value) is int:
-        found = _ROLES.get(value)
+        found = ROLES.get(value)
         if found is not None:
             return found
     _bad_enum("role", value, "ROLE_USER or ROLE_AGENT")

@@ -29,7 +29,7 @@ from parley.model import (
     SubscribeToTaskRequest,
     TaskState,
 )
-from parley.protocol.errors import InternalError
+from parley.protocol.errors import InternalError, InvalidParamsError
 from parley.wire import reader
 from parley.wire.protojson.content import V0_3, V1_0
 from parley.wire.protojson.fields import (
@@ -129,11 +129,19 @@ def encode_send(request: SendMessageRequest) -> Obj:
 
 def decode_send(value: Any) -> SendMessageRequest:
     d = obj(value)
+    message = d.get("message")
+    if type(message) is dict:  # (`required`'s work, without its two calls)
+        try:
+            message = _DECODE_MESSAGE(message)
+        except InvalidParamsError as exc:
+            raise reader.under(exc, "message") from None
+    else:
+        message = required("message", _DECODE_MESSAGE, message)
     config = d.get("configuration")
     metadata = d.get("metadata")
-    tenant = d.get("tenant")
+    tenant = d.get("tenant", "")
     return SendMessageRequest(
-        message=required("message", _DECODE_MESSAGE, d.get("message")),
+        message=message,
         configuration=None
         if config is None
         else reader.nested("configuration", decode_configuration, config),

@@ -183,6 +183,12 @@ def decode_parts(d: Obj, key: str, decode: Callable[[Any], Part]) -> tuple[Part,
     value = d.get(key)
     if type(value) is not list or not value or len(value) > active().max_parts:
         _bad_parts(value, key)
+    if len(value) == 1:  # a lone text part (the usual message): no list to build
+        item = value[0]
+        if type(item) is dict and len(item) == 1:
+            text = item.get("text")
+            if type(text) is str:
+                return (TextPart(text=text),)
     out: list[Part] = []
     append = out.append
     for item in value:
