@@ -43,6 +43,7 @@ from parley.server.context import (
 from parley.server.handler import RequestHandler, StreamCall
 from parley.server.quotas import Allowance, RateLimiter
 from parley.wire.errors import ERROR_TABLE, ErrorTable, spec_of
+from parley.wire.json_bytes import JSON
 from parley.wire.limits import Limits
 
 logger = logging.getLogger("parley.asgi")
@@ -94,6 +95,8 @@ def require_version(asked: AskedVersion, version: Version) -> Version:
 
 
 _EXTENSION_HEADER_NAMES = tuple(dict.fromkeys(n.lower() for n in EXTENSIONS_HEADERS.values()))
+_EXTENSIONS_NOW, _EXTENSIONS_0_3 = _EXTENSION_HEADER_NAMES
+"""The two names, each looked for once per call (an unpacking: there are two)."""
 
 
 def requested_extensions(request: Request) -> tuple[str, ...]:
@@ -173,26 +176,31 @@ def jsonrpc_status(error: A2AError) -> int:
     return 200
 
 
-async def call_context(
+def call_context(
     settings: Settings,
     request: Request,
     version: Version,
-    operation: Operation,
-    decode: Callable[[], Model],
     *,
+    decode: Callable[[Operation, JSON], Model],
+    operation: Operation,
+    payload: JSON,
     caller: Caller,
+    quota: Allowance | None,
 ) -> tuple[CallContext, Model]:
-    """Count the call against the caller's rate limits (`parley.server.quotas`), negotiate
-    extensions, decode the request, check its ids (`check_ids`: the same bound for every
-    store) and build the call's context, whose tenant is the decoded request's. Activated
-    extensions: requested and declared by the card (R-EXT-3); a declared `required` one not
-    requested raises ExtensionSupportRequiredError (R-CAP-2)."""
-    limiter = settings.rate_limiter
-    quota = None if limiter is None else await limiter.admit(caller, request.client, operation)
-    requested = requested_extensions(request)
+    """Negotiate extensions, decode the request (`decode(operation, payload)`), check its
+    ids (`check_ids`: the same bound for every store) and build the call's context, whose
+    tenant is the decoded request's; `quota` is what `admit` left of the caller's rate
+    limit. Activated extensions: requested and declared by the card (R-EXT-3); a declared
+    `required` one not requested raises ExtensionSupportRequiredError (R-CAP-2)."""
+    headers = request.headers
+    requested = (
+        requested_extensions(request)
+        if _EXTENSIONS_NOW in headers or _EXTENSIONS_0_3 in headers
+        else ()
+    )
     declared = settings.handler.card.capabilities.extensions
     activated = activate_extensions(declared, requested) if declared else ()
-    model_request = decode()
+    model_request = decode(operation, payload)
     check_ids(model_request)
     ctx = CallContext(
         caller=caller,
@@ -200,12 +208,22 @@ async def call_context(
         version=version,
         requested_extensions=requested,
         activated_extensions=activated,
-        headers=request.headers,
-        resume_after=resume_point(request),
+        headers=headers,
+        resume_after=resume_point(request) if LAST_EVENT_ID in headers else None,
         client=request.client,
         quota=quota,
     )
     return ctx, model_request
+
+
+async def admit(
+    settings: Settings, caller: Caller, request: Request, operation: Operation
+) -> Allowance | None:
+    """Count the call against the caller's rate limits (`parley.server.quotas`): what is
+    left of them (None: no rate applies); RateLimitedError past them. Awaited only where
+    the app has a rate limiter."""
+    limiter = settings.rate_limiter
+    return None if limiter is None else await limiter.admit(caller, request.client, operation)
 
 
 def echo_headers(ctx: CallContext) -> Sequence[tuple[str, str]]:

@@ -215,16 +215,21 @@ class Exchange(msgspec.Struct):
         content_type: str | None = JSON_TYPE,
     ) -> None:
         """A whole response: status, headers (Content-Length added) and body."""
-        head: list[tuple[bytes, bytes]] = []
-        if headers:  # usually none: no comprehension (a call of its own) for them
-            head = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-        if content_type is not None:
-            encoded = _CONTENT_TYPES.get(content_type)
-            head.append(encoded or (b"content-type", content_type.encode("latin-1")))
-        if status not in (204, 304):
-            head.append((b"content-length", str(len(body)).encode("latin-1")))
-        await self.send({"type": "http.response.start", "status": status, "headers": head})
-        await self.send({"type": "http.response.body", "body": body, "more_body": False})
+        encoded = _CONTENT_TYPES.get(content_type) if content_type is not None else None
+        if encoded is not None and not headers and status not in {204, 304}:
+            # The usual answer: a JSON body and no other header, the list made at once.
+            head = [encoded, (b"content-length", b"%d" % len(body))]
+        else:
+            head = []
+            if headers:  # usually none: no comprehension (a call of its own) for them
+                head = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+            if content_type is not None:
+                head.append(encoded or (b"content-type", content_type.encode("latin-1")))
+            if status not in (204, 304):
+                head.append((b"content-length", str(len(body)).encode("latin-1")))
+        self.started = True  # (`send`'s work, without its call: both messages go at once)
+        await self.raw_send({"type": "http.response.start", "status": status, "headers": head})
+        await self.raw_send({"type": "http.response.body", "body": body, "more_body": False})
 
     async def respond_json(
         self, status: int, value: JSON, headers: Iterable[tuple[str, str]] = ()

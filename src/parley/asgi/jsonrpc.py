@@ -12,6 +12,7 @@ import msgspec
 from parley.asgi import streaming
 from parley.asgi.calls import (
     Settings,
+    admit,
     authenticate,
     call_context,
     echo_headers,
@@ -36,7 +37,7 @@ from parley.wire import codec_table, jsonrpc, sse
 from parley.wire.codec_seam import Codec
 from parley.wire.codec_table import JSONRPC
 from parley.wire.json_bytes import dumps, loads
-from parley.wire.limits import applied
+from parley.wire.limits import ACTIVE
 
 
 class _Reply(msgspec.Struct):
@@ -61,14 +62,18 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
         body = jsonrpc.failure(None, err, reply.version)
         await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
         return
+    limits = settings.limits
+    token = None if limits is ACTIVE.get() else ACTIVE.set(limits)  # (`applied`, inline)
     try:
-        with applied(settings.limits):
-            stream = await _serve(settings, exchange, reply, caller, asked)
-            if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
-                await stream
+        stream = await _serve(settings, exchange, reply, caller, asked)
+        if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
+            await stream
     except A2AError as err:
         body = jsonrpc.failure(reply.id, err, reply.version)
         await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
+    finally:
+        if token is not None:
+            ACTIVE.reset(token)
 
 
 async def _serve(
@@ -90,13 +95,18 @@ async def _serve(
     spec = OPERATIONS[operation]
     codec = JSONRPC[version]
     params = {} if call.params is None else call.params
-    ctx, request = await call_context(
+    quota = None
+    if settings.rate_limiter is not None:
+        quota = await admit(settings, caller, exchange.request, operation)
+    ctx, request = call_context(
         settings,
         exchange.request,
         version,
-        operation,
-        lambda: codec.decode_request(operation, params),
+        decode=codec.decode_request,
+        operation=operation,
+        payload=params,
         caller=caller,
+        quota=quota,
     )
     if call.is_notification:
         await exchange.respond(204, content_type=None)

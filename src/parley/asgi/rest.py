@@ -15,6 +15,7 @@ import msgspec
 from parley.asgi import streaming
 from parley.asgi.calls import (
     Settings,
+    admit,
     authenticate,
     call_context,
     echo_headers,
@@ -41,7 +42,7 @@ from parley.wire.codec_seam import Codec
 from parley.wire.codec_table import REST
 from parley.wire.errors import ErrorTable, rest_error
 from parley.wire.json_bytes import dumps, loads
-from parley.wire.limits import applied
+from parley.wire.limits import ACTIVE
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -177,14 +178,13 @@ def _query(request: Request) -> dict[str, Any]:
     return out
 
 
-async def _payload(
-    settings: Settings, exchange: Exchange, parameters: dict[str, str]
+def _payload(
+    settings: Settings, request: Request, raw: bytes | None, parameters: dict[str, str]
 ) -> dict[str, Any]:
-    """Query, then the POST body (an object; empty is `{}`), then the path parameters,
-    which a body or query value may repeat but not contradict."""
-    payload = _query(exchange.request) if exchange.request.query else {}
-    if exchange.request.method == "POST":
-        raw = await exchange.read_body(settings.limits)
+    """Query, then the POST body `raw` (an object; empty is `{}`), then the path
+    parameters, which a body or query value may repeat but not contradict."""
+    payload = _query(request) if request.query else {}
+    if raw is not None:
         body = loads(raw, settings.limits) if raw.strip() else {}
         if not isinstance(body, dict):
             raise InvalidParamsError("The request body must be a JSON object")
@@ -204,19 +204,23 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
     """Answer one request on any path that is not the JSON-RPC URL, a card or health."""
     asked = ask_version(exchange.request.version_header, settings.served)
     version = asked.answer
+    limits = settings.limits
+    token = None if limits is ACTIVE.get() else ACTIVE.set(limits)  # (`applied`, inline)
     try:
         caller = await authenticate(settings, exchange)
         version = asked.required()
-        with applied(settings.limits):
-            stream = await _serve(settings, exchange, version, caller)
-            if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
-                await stream
+        stream = await _serve(settings, exchange, version, caller)
+        if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
+            await stream
     except _WrongVerbError as err:
         status, body = rest_error(err, version, 405, settings.errors)
         await exchange.respond_json(status, body, [("Allow", ", ".join(err.allowed))])
     except A2AError as err:
         status, body = rest_error(err, version, table=settings.errors)
         await exchange.respond_json(status, body, error_headers(err))
+    finally:
+        if token is not None:
+            ACTIVE.reset(token)
 
 
 async def _serve(
@@ -227,25 +231,32 @@ async def _serve(
     request = exchange.request
     spec, parameters = find_route(version, request.method, request.path)
     codec = REST[version]
-    payload = await _payload(settings, exchange, parameters)
-    ctx, model_request = await call_context(
+    raw = await exchange.read_body(settings.limits) if request.method == "POST" else None
+    payload = _payload(settings, request, raw, parameters)
+    operation = spec.operation
+    quota = None
+    if settings.rate_limiter is not None:
+        quota = await admit(settings, caller, request, operation)
+    ctx, model_request = call_context(
         settings,
         request,
         version,
-        spec.operation,
-        lambda: codec.decode_request(spec.operation, payload),
+        decode=codec.decode_request,
+        operation=operation,
+        payload=payload,
         caller=caller,
+        quota=quota,
     )
     if not spec.streaming:
         try:  # (awaited here: no coroutine of ours between the binding and the handler)
-            result = await UNARY[spec.operation].call(settings.handler, ctx, model_request)
+            result = await UNARY[operation].call(settings.handler, ctx, model_request)
         except Exception as exc:
-            raise to_a2a_error(exc, spec.operation.value) from None
-        body = codec.encode_response(spec.operation, result)
+            raise to_a2a_error(exc, operation.value) from None
+        body = codec.encode_response(operation, result)
         await exchange.respond_json(200, body, echo_headers(ctx))
         return None
 
-    events = open_stream(settings.handler, STREAMING[spec.operation], ctx, model_request)
+    events = open_stream(settings.handler, STREAMING[operation], ctx, model_request)
     return streaming.stream(
         exchange,
         events,

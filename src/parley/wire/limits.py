@@ -29,10 +29,11 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-_ACTIVE: ContextVar[Limits] = ContextVar("parley_limits", default=DEFAULT_LIMITS)
+ACTIVE: ContextVar[Limits] = ContextVar("parley_limits", default=DEFAULT_LIMITS)
+"""The limits in force; `applied` (or a binding, inline: set and reset) changes them."""
 
 
-active: Callable[[], Limits] = _ACTIVE.get
+active: Callable[[], Limits] = ACTIVE.get
 """The limits the request being parsed is under (the defaults outside a binding): the
 context variable's own `get`, called with no frame of ours (each message's parts ask)."""
 
@@ -48,16 +49,16 @@ class applied:  # noqa: N801 - used as a function: `with applied(limits):`
         self._token: Token[Limits] | None = None
 
     def __enter__(self) -> None:
-        if self._limits is not _ACTIVE.get():
-            self._token = _ACTIVE.set(self._limits)
+        if self._limits is not ACTIVE.get():
+            self._token = ACTIVE.set(self._limits)
 
     def __exit__(self, *_: object) -> None:
         if self._token is not None:
-            _ACTIVE.reset(self._token)
+            ACTIVE.reset(self._token)
 
 
 def use(limits: Limits) -> None:
     """Parse the rest of this task's work under `limits` (a gRPC call: each runs in a
     task of its own, so nothing outlives it)."""
-    if limits is not _ACTIVE.get():
-        _ACTIVE.set(limits)
+    if limits is not ACTIVE.get():
+        ACTIVE.set(limits)
