@@ -86,6 +86,8 @@ def stamp(
         status = event.status
         if status.timestamp is None:
             status = replace(status, timestamp=now())
+        if event.task_id and event.context_id:  # (an agent function's: its ids filled in)
+            return event if status is event.status else replace(event, status=status)
         return replace(
             event,
             task_id=event.task_id or task_id,
@@ -123,7 +125,10 @@ def apply_event(task: Task, event: TaskEvent) -> Task:
             task, artifacts=_fold_artifact(task.artifacts, event), generation=task.generation + 1
         )
     if isinstance(event, TaskStatusUpdateEvent):
-        _check_owner(task, event.task_id, event.context_id, "")
+        if (event.task_id and event.task_id != task.id) or (
+            event.context_id and event.context_id != task.context_id
+        ):
+            _check_owner(task, event.task_id, event.context_id, "")
         return _apply_status(task, event)
     return _apply_message(task, event)
 
@@ -157,7 +162,8 @@ def _append_once(history: tuple[Message, ...], message: Message) -> tuple[Messag
 
 
 def _apply_status(task: Task, event: TaskStatusUpdateEvent) -> Task:
-    lifecycle.transition(task.status.state, event.status.state)
+    if event.status.state not in lifecycle.TRANSITIONS[task.status.state]:
+        lifecycle.transition(task.status.state, event.status.state)  # raises
     history = task.history
     if task.status.message is not None:
         history = _append_once(history, task.status.message)

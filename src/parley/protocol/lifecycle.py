@@ -56,17 +56,24 @@ def is_interrupted(state: TaskState) -> bool:
     return state in INTERRUPTED
 
 
+ENDS_STREAM: frozenset[TaskState] = TERMINAL | INTERRUPTED
+"""The states after whose update a stream closes (`ends_stream`; a hot path asks the set)."""
+
+ENDS_BLOCKING_SEND: frozenset[TaskState] = TERMINAL | INTERRUPTED
+"""The states at which a blocking SendMessage returns (`ends_blocking_send`)."""
+
+
 def ends_stream(state: TaskState) -> bool:
     """Whether a stream closes after an update to this state (terminal or interrupted).
 
     0.3 marks that update `final: true`; 1.0 simply closes the stream.
     """
-    return state in TERMINAL or state in INTERRUPTED
+    return state in ENDS_STREAM
 
 
 def ends_blocking_send(state: TaskState) -> bool:
     """Whether a blocking SendMessage returns at this state (R-SEND-2)."""
-    return state in TERMINAL or state in INTERRUPTED
+    return state in ENDS_BLOCKING_SEND
 
 
 def transition(current: TaskState, target: TaskState) -> TaskState:

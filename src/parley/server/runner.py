@@ -77,6 +77,36 @@ _REBASES = 8
 """Attempts at folding an event onto a task the store holds at a newer version."""
 
 
+def _unfinished(live: LiveTask) -> str | None:
+    """Why a run that returned fails its task (still active, or not even answered), if it
+    does: nothing waits forever."""
+    task = live.task
+    if task is not None:
+        active = task.status.state in lifecycle.ACTIVE
+        return "The agent stopped without finishing the task" if active else None
+    if live.reply is None and live.pending is not None:
+        return "The agent stopped without answering"
+    return None
+
+
+def _folded(
+    task: Task, events: list[TaskEvent]
+) -> tuple[Task, list[TaskEvent], A2AError | None, bool]:
+    """`task` after `events` in turn, and the events folded: all of them, or those before
+    the first that does not fit, with its error (the first's own is raised); and whether
+    one of them left the task interrupted."""
+    interrupted = False
+    for index, event in enumerate(events):
+        try:
+            task = folding.apply_event(task, event)
+        except A2AError as exc:
+            if index == 0:
+                raise
+            return task, events[:index], exc, interrupted
+        interrupted = interrupted or task.status.state in lifecycle.INTERRUPTED
+    return task, events, None, interrupted
+
+
 class TaskRunner:
     """Owns every agent run and the live state of the tasks being worked on."""
 
@@ -145,7 +175,10 @@ class TaskRunner:
         if (claimed := self.broker.claim(live.key)) is not DONE:
             await claimed  # the lease, before anything of the run is written
         prior: Task | None
-        async with live.lock:
+        lock = live.lock
+        if not lock.take():
+            await lock.acquire()
+        try:
             live.settled.clear()
             live.reply = None
             if live.task is not None:
@@ -160,14 +193,11 @@ class TaskRunner:
                 if eager:
                     await self._create(live)
                 prior = live.task
-        context = RequestContext(
-            message=message,
-            task_id=task_id,
-            context_id=live.context_id,
-            call=ctx,
-            task=prior,
-            configuration=request.configuration,
-            metadata=dict(request.metadata) if request.metadata else None,
+        finally:
+            lock.release()
+        metadata: dict[str, object] | None = dict(request.metadata) if request.metadata else None
+        context = RequestContext(  # (positional: its fields in order)
+            message, task_id, live.context_id, ctx, prior, request.configuration, metadata
         )
         self.start_run(live, context)
 
@@ -207,18 +237,10 @@ class TaskRunner:
         except Exception:
             log.exception("agent failed on task %s", live.key.task_id)
             await self._fail(live, "The agent failed while working on this task")
-        else:
-            if not sink.ended:  # (ended: its function, resumed by later runs, ended there)
-                await self._finish(live)
+        else:  # (sink.ended: its function, resumed by later runs, ended there)
+            if not sink.ended and (unfinished := _unfinished(live)) is not None:
+                await self._fail(live, unfinished)
         sink.end_run()  # recorded now (a cancelled run: once its task is done)
-
-    async def _finish(self, live: LiveTask) -> None:
-        """A run that returns with its task still active fails it: nothing waits forever."""
-        task = live.task
-        if task is not None and task.status.state in lifecycle.ACTIVE:
-            await self._fail(live, "The agent stopped without finishing the task")
-        elif task is None and live.reply is None and live.pending is not None:
-            await self._fail(live, "The agent stopped without answering")
 
     async def _fail(self, live: LiveTask, text: str) -> None:
         """Fail the task unless it is terminal. Never raises: if even this write fails,
@@ -361,25 +383,24 @@ class TaskRunner:
 
     async def _emit_other(self, live: LiveTask, event: StreamEvent) -> None:
         """A direct reply, a task's first event, or a message into history."""
-        if isinstance(event, Message) and live.task is None:
-            await self._reply(live, event)
-            return
-        if isinstance(event, Message) and untouched(live.task):
-            # A direct answer to a task created up front (non-blocking send):
-            # it becomes the task's result.
-            answer = replace(event, task_id=live.key.task_id, context_id=live.context_id)
-            event = TaskStatusUpdateEvent(
-                task_id="",
-                context_id="",
-                status=TaskStatus(state=TaskState.COMPLETED, message=answer),
-            )
-        if live.task is None:
-            await self._create(live, event if isinstance(event, Task) else None)
-            if isinstance(event, Task):
+        task = live.task
+        if isinstance(event, Message):
+            if task is None:
+                await self._reply(live, event)
                 return
+            if untouched(task):
+                # A direct answer to a task created up front (non-blocking send):
+                # it becomes the task's result.
+                answer = replace(event, task_id=live.key.task_id, context_id=live.context_id)
+                status = TaskStatus(state=TaskState.COMPLETED, message=answer)
+                event = TaskStatusUpdateEvent(task_id="", context_id="", status=status)
         elif isinstance(event, Task):
-            raise InvalidAgentResponseError("A task snapshot may only start a task")
-        assert not isinstance(event, Task)
+            if task is not None:
+                raise InvalidAgentResponseError("A task snapshot may only start a task")
+            await self._create(live, event)
+            return
+        if task is None:
+            await self._create(live)
         await self._commit(
             live, folding.stamp(event, live.key.task_id, live.context_id, self.clock)
         )
@@ -405,11 +426,17 @@ class TaskRunner:
             task = replace(
                 task, status=status, artifacts=snapshot.artifacts, metadata=snapshot.metadata
             )
-        stored = await self.store.create(live.key[:2], task, **live.creating)
+        creating = live.creating
+        if creating:
+            stored = await self.store.create(live.key[:2], task, **creating)
+        else:
+            stored = await self.store.create(live.key[:2], task)
         live.task, live.version, live.pending = stored.task, stored.version, None
         state = stored.task.status.state
-        await self._publish(live, stored.task, lifecycle.ends_stream(state))
-        if lifecycle.ends_blocking_send(state):
+        final = state in lifecycle.ENDS_STREAM
+        if (published := self._publish(live, stored.task, final)) is not DONE:
+            await published
+        if final and state in lifecycle.ENDS_BLOCKING_SEND:
             live.settled.set()
 
     async def _commit(self, live: LiveTask, event: TaskEvent) -> None:
@@ -432,26 +459,17 @@ class TaskRunner:
                 await published  # (in process, done: the streamed event's path, kept short)
         elif isinstance(event, TaskStatusUpdateEvent):
             state = stored.task.status.state
-            await self._publish(live, event, lifecycle.ends_stream(state))
-            if lifecycle.ends_blocking_send(state):
+            final = state in lifecycle.ENDS_STREAM
+            if (published := self._publish(live, event, final)) is not DONE:
+                await published
+            if final and state in lifecycle.ENDS_BLOCKING_SEND:
                 live.settled.set()
 
     async def _commit_all(self, live: LiveTask, events: list[TaskEvent]) -> None:
         """`_commit` of task updates, one save for all: those before one that does not fit
         are committed and published, then its error raised (as one `_commit` each)."""
-        task = live.task
-        assert task is not None
-        error: A2AError | None = None
-        interrupted = False
-        for index, event in enumerate(events):
-            try:
-                task = folding.apply_event(task, event)
-            except A2AError as exc:
-                if index == 0:
-                    raise
-                error, events = exc, events[:index]
-                break
-            interrupted = interrupted or task.status.state in lifecycle.INTERRUPTED
+        assert live.task is not None
+        task, events, error, interrupted = _folded(live.task, events)
         holds = self._holds
         if holds is not None and interrupted and holds(live.key.task_id):
             await self.broker.waiting(live.key)
@@ -460,27 +478,21 @@ class TaskRunner:
         except StaleWriteError:
             stored = await self._rebase(live, events)
         live.task, live.version = stored.task, stored.version
-        await self._publish_all(live, events)
-        if error is not None:
-            raise error
-
-    async def _publish_all(self, live: LiveTask, events: list[TaskEvent]) -> None:
-        """The updates just committed, in order, each with its own sequence number: every
-        one advanced the task's generation by one."""
-        assert live.task is not None
-        sequence = live.task.generation - len(events)
+        # In order, each with its own number: every one advanced the generation by one.
+        sequence = stored.task.generation - len(events)
         window, publish, key = live.window, self.broker.publish, live.key
         for event in events:
             sequence += 1
             if window is not None:
                 window.add(sequence, event)
-            if isinstance(event, TaskStatusUpdateEvent):
-                state = event.status.state
-                await publish(key, event, final=lifecycle.ends_stream(state), sequence=sequence)
-                if lifecycle.ends_blocking_send(state):
-                    live.settled.set()
-            else:
-                await publish(key, event, final=False, sequence=sequence)
+            state = event.status.state if isinstance(event, TaskStatusUpdateEvent) else None
+            final = state in lifecycle.ENDS_STREAM
+            if (published := publish(key, event, final=final, sequence=sequence)) is not DONE:
+                await published
+            if final and state in lifecycle.ENDS_BLOCKING_SEND:
+                live.settled.set()
+        if error is not None:
+            raise error
 
     async def _rebase(self, live: LiveTask, events: Sequence[TaskEvent]) -> StoredTask:
         """Fold the events onto the task as stored now and save again; folding raises the
