@@ -173,7 +173,7 @@ class Agent:
 
     def _skill_id(self, message: Message, metadata: Mapping[str, Any] | None) -> str:
         for where in (message.metadata, metadata):
-            wanted = (where or {}).get(SKILL_METADATA_KEY)
+            wanted = where.get(SKILL_METADATA_KEY) if where else None
             if isinstance(wanted, str) and wanted in self._functions:
                 return wanted
         return next(iter(self._functions))

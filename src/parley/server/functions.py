@@ -14,7 +14,7 @@ it and waits likewise.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import suppress
 from inspect import isawaitable
 from types import AsyncGeneratorType, CoroutineType
@@ -26,7 +26,8 @@ from parley.model import Message, TaskState
 from parley.protocol.errors import InvalidAgentResponseError, PermissionDeniedError
 from parley.server.context import CallContext
 from parley.server.execution import EventSink, RequestContext
-from parley.server.signals import Signal
+from parley.server.live import RunSink
+from parley.server.signals import DONE, Signal
 from parley.server.task_context import Failed, Rejected, TaskContext
 
 AgentFunction: TypeAlias = Callable[[TaskContext], Any]
@@ -44,7 +45,8 @@ class _Session(msgspec.Struct):
     scopes: frozenset[str] = _NO_SCOPES
     driver: asyncio.Task[None] | None = None
     """The asyncio task the function runs in (a run's own, or one of its own)."""
-    paused: Signal = msgspec.field(default_factory=Signal)
+    paused: Signal | None = None
+    """What `_follow` waits on (made there: a function run in its run's own task has none)."""
     error: BaseException | None = None
     over: bool = False
     """The function has returned (or raised)."""
@@ -53,7 +55,8 @@ class _Session(msgspec.Struct):
 
     def pause(self) -> None:
         """The function waits for the user's next message."""
-        self.paused.set()
+        if self.paused is not None:
+            self.paused.set()
         ends_run, self.ends_run = self.ends_run, None
         if ends_run is not None:
             ends_run()
@@ -105,18 +108,17 @@ class FunctionExecutor:
             return self._follow(session)
         session, function = self._open(context, events)
         driving = self._drive(function, session)
-        end_run: Callable[[], None] | None = getattr(events, "end_run", None)
-        if end_run is not None and getattr(events, "executor", None) is self:
-            session.driver, session.ends_run = asyncio.current_task(), end_run
+        if type(events) is RunSink and events.executor is self:
+            session.driver, session.ends_run = asyncio.current_task(), events.end_run
             return driving
         session.driver = asyncio.get_running_loop().create_task(driving)
         return self._follow(session)
 
     async def _follow(self, session: _Session) -> None:
         """Until the function, running in another task, pauses or ends; its error."""
-        session.paused.clear()
+        paused = session.paused = Signal()
         try:
-            await session.paused.wait()
+            await paused.wait()
         except asyncio.CancelledError:
             await self._stop(session.context.task_id)
             raise
@@ -157,7 +159,8 @@ class FunctionExecutor:
             session.over = True
             if self._sessions.get(task.task_id) is session:
                 del self._sessions[task.task_id]
-            session.paused.set()
+            if session.paused is not None:
+                session.paused.set()
         if session.ends_run is not None and session.error is not None:
             raise session.error  # run in its run's own task, and never paused
 
@@ -188,21 +191,19 @@ def _no_scopes(message: Message, metadata: Mapping[str, Any] | None) -> frozense
     return _NO_SCOPES
 
 
-async def _finish(task: TaskContext, result: Any) -> None:
+def _finish(task: TaskContext, result: Any) -> Awaitable[None]:
+    """What the function's result does (no coroutine of its own: `_drive` awaits it)."""
     if task.finished:
         if result is not None:
             raise InvalidAgentResponseError("The task was already finished: nothing to return")
-        return
+        return DONE
     if isinstance(result, Message):
         if task.task is None and not task.acted:
-            await task._sink.emit(result)  # a direct reply: no task
-            return
-        await task._status(TaskState.COMPLETED, result.parts)
-        return
+            return task._sink.emit(result)  # a direct reply: no task
+        return task._status(TaskState.COMPLETED, result.parts)
     if result is not None:
-        await task._result(result)
-        return
-    await task._status(TaskState.COMPLETED)
+        return task._result(result)
+    return task._status(TaskState.COMPLETED)
 
 
 async def _stream(task: TaskContext, chunks: AsyncIterator[Any]) -> None:

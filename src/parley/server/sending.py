@@ -8,7 +8,8 @@ and the answer is followed on the bus.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import Any
 
 from parley.model import (
     Message,
@@ -32,6 +33,9 @@ from parley.server.stores.base import Scope, TaskKey
 from parley.server.visibility import Visibility
 from parley.wire import limits
 
+Admit = Callable[[CallContext, Message, Mapping[str, Any] | None], None]
+"""An executor's check of a message before its run (`FunctionExecutor.admit`)."""
+
 
 def not_found(task_id: str) -> TaskNotFoundError:
     # Missing and forbidden look the same (DESIGN 8, R-ERR-8).
@@ -48,6 +52,17 @@ class SendOperations(PushConfigOperations):
     content_modes: validation.ContentModes
     _configs_with_task: bool
     visibility: Visibility
+    _admitting: tuple[object, Admit | None] = (None, None)
+    """The runner's executor and its `admit` hook (looked up again if the executor changes,
+    e.g. wrapped by telemetry)."""
+
+    def _admit_hook(self) -> Admit | None:
+        """The executor's `admit` (e.g. a skill's scopes, `FunctionExecutor.admit`), if any."""
+        executor = self.runner.executor
+        admitting = self._admitting
+        if admitting[0] is not executor:
+            admitting = self._admitting = (executor, getattr(executor, "admit", None))
+        return admitting[1]
 
     async def send_message(
         self, ctx: CallContext, request: SendMessageRequest
@@ -119,9 +134,8 @@ class SendOperations(PushConfigOperations):
             live = self.runner.acquire(TaskKey(*scope, task_id), context_id)
         subscription = self.runner.subscribe(live) if subscribe and not message.task_id else None
         try:
-            admit = getattr(self.runner.executor, "admit", None)
-            if admit is not None:  # e.g. a skill's scopes (`FunctionExecutor.admit`), checked
-                admit(ctx, message, request.metadata)  # once a follow-up's task is the caller's
+            if (admit := self._admit_hook()) is not None:  # checked once a follow-up's
+                admit(ctx, message, request.metadata)  # task is known to be the caller's
             if eager and self._has_push(request):  # (eager whenever it has one)
                 await self._set_inline_push(ctx, request, live)
             task = live.task
@@ -184,8 +198,7 @@ class SendOperations(PushConfigOperations):
         here; the task as its message left it."""
         live = await self._follow_up(key[:2], request.message, request.configuration)
         try:
-            admit = getattr(self.runner.executor, "admit", None)
-            if admit is not None:
+            if (admit := self._admit_hook()) is not None:
                 admit(ctx, request.message, request.metadata)
             await self.runner.begin(ctx, request, live, eager=False)
             assert live.task is not None
