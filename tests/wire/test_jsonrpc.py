@@ -21,6 +21,13 @@ def test_every_legal_id_is_echoed(request_id: object) -> None:
     assert jsonrpc.request_id_of(value) == request_id
 
 
+@pytest.mark.parametrize("params", [{"id": "t"}, [1], None])
+def test_params_may_be_an_object_an_array_or_absent(params: Any) -> None:
+    value = {"jsonrpc": "2.0", "id": "r", "method": "GetTask", "params": params}
+    parsed = jsonrpc.parse_request(value)
+    assert (parsed.method, parsed.params, parsed.id) == ("GetTask", params, "r")
+
+
 def test_notification_has_no_id() -> None:
     parsed = jsonrpc.parse_request({"jsonrpc": "2.0", "method": "message/send", "params": {}})
     assert parsed.is_notification
@@ -40,6 +47,9 @@ def test_notification_has_no_id() -> None:
         {"jsonrpc": "2.0", "id": True, "method": "x"},
         {"jsonrpc": "2.0", "id": {"a": 1}, "method": "x"},
         {"jsonrpc": "2.0", "id": 1, "method": "x", "params": "p"},
+        {"jsonrpc": "2.1", "id": 1, "method": "x", "params": {}},
+        {"jsonrpc": "2.0", "id": True, "method": "x", "params": {}},
+        {"jsonrpc": "2.0", "id": 1, "method": "", "params": {}},
     ],
 )
 def test_invalid_envelopes(value: object) -> None:

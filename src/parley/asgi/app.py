@@ -26,6 +26,8 @@ from parley.wire.errors import DEFAULT_WIRE_COMPAT, error_table, rest_error
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 
 HEALTH_PATH = "/healthz"
+_SITE = "sec-fetch-site"
+"""The header `check_site` reads (only browsers send it: called only when it is there)."""
 
 
 class A2AApp:
@@ -74,21 +76,27 @@ class A2AApp:
             check_host(exchange.request.headers, self.allowed_hosts)
         if path == self.jsonrpc_path:
             if method == "POST":
-                check_site(exchange.request.headers)
+                if _SITE in exchange.request.headers:
+                    check_site(exchange.request.headers)
                 return serve_jsonrpc(self.settings, exchange)
             if method == "GET":  # the 0.3 TCK GETs the card's JSON-RPC `url`
                 return self._get_root(exchange)
             return self._not_allowed(exchange, ("GET", "POST"))
         if path in WELL_KNOWN_PATHS or path == HEALTH_PATH:
-            if method != "GET":
-                return self._not_allowed(exchange, ("GET",))
-            if path == HEALTH_PATH:
-                return exchange.respond_json(200, {"status": "ok"})
-            return serve_card(self.cards, exchange)
+            return self._fixed(exchange, path, method)
         if path == "/" and method == "GET" and wants_page(exchange.request):
             return self._get_root(exchange)
-        check_site(exchange.request.headers)
+        if _SITE in exchange.request.headers:
+            check_site(exchange.request.headers)
         return serve_rest(self.settings, exchange)
+
+    def _fixed(self, exchange: Exchange, path: str, method: str) -> Awaitable[None]:
+        """The card's and health's paths: GET only."""
+        if method != "GET":
+            return self._not_allowed(exchange, ("GET",))
+        if path == HEALTH_PATH:
+            return exchange.respond_json(200, {"status": "ok"})
+        return serve_card(self.cards, exchange)
 
     async def _get_root(self, exchange: Exchange) -> None:
         """A browser at the root gets a page linking the card (`parley.asgi.root`); any

@@ -10,7 +10,12 @@ from urllib.parse import parse_qsl, quote
 
 import msgspec
 
-from parley.asgi.guard import check_content_type, check_untyped_body, media_type
+from parley.asgi.guard import (
+    JSON_MEDIA_TYPES,
+    check_content_type,
+    check_untyped_body,
+    media_type,
+)
 from parley.protocol.negotiation import EXTENSIONS_HEADERS, VERSION_HEADER, Version
 from parley.wire.json_bytes import JSON, dumps, too_large
 from parley.wire.limits import Limits
@@ -187,8 +192,11 @@ class Exchange(msgspec.Struct):
         Content-Type before it is read, a non-empty one without any after);
         InvalidRequestError past `limits.max_body_bytes` (a too large Content-Length is
         refused before anything is read); Disconnected if the client leaves."""
-        check_content_type(self.request.headers)
-        declared = self.request.headers.get("content-length", "")
+        headers = self.request.headers
+        content_type = headers.get("content-type")
+        if content_type is not None and content_type not in JSON_MEDIA_TYPES:
+            check_content_type(headers)  # (parameters, or refused)
+        declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limits.max_body_bytes:
             raise too_large(int(declared), limits)
         chunks: list[bytes] = []
@@ -204,7 +212,8 @@ class Exchange(msgspec.Struct):
             chunks.append(chunk)
             if not message.get("more_body", False):
                 body = b"".join(chunks)
-                check_untyped_body(self.request.headers, body)
+                if content_type is None:
+                    check_untyped_body(headers, body)
                 return body
 
     async def respond(
@@ -234,7 +243,9 @@ class Exchange(msgspec.Struct):
     async def respond_json(
         self, status: int, value: JSON, headers: Iterable[tuple[str, str]] = ()
     ) -> None:
-        await self.respond(status, dumps(value), headers, answer_type(self.request.headers))
+        sent = self.request.headers.get("content-type")
+        kind = JSON_TYPE if sent == JSON_TYPE else answer_type(self.request.headers)
+        await self.respond(status, dumps(value), headers, kind)
 
 
 def answer_type(headers: Mapping[str, str]) -> str:

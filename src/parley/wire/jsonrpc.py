@@ -32,7 +32,7 @@ def request_id_of(value: object) -> RequestId:
     """The request's id if it can be read (for error responses); else None (null)."""
     if isinstance(value, dict):
         candidate = value.get("id")
-        if _legal_id(candidate):
+        if candidate is None or type(candidate) in (str, int, float):  # (`_legal_id`)
             return candidate
     return None
 
@@ -42,6 +42,16 @@ def parse_request(value: object) -> JsonRpcRequest:
 
     Batches (arrays) are refused: A2A defines none, and no A2A SDK sends them.
     """
+    if type(value) is dict:  # the usual request, checked at once (the others below)
+        method, params, request_id = value.get("method"), value.get("params"), value.get("id")
+        if (
+            type(params) is dict
+            and type(method) is str
+            and method
+            and (type(request_id) is str or type(request_id) is int)
+            and value.get("jsonrpc") == "2.0"
+        ):
+            return JsonRpcRequest(method, params, request_id, False)
     if isinstance(value, list):
         raise InvalidRequestError("Batch requests are not supported")
     if not isinstance(value, dict):
