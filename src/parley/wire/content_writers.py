@@ -208,10 +208,23 @@ def content_writers(  # noqa: C901, PLR0915 - six closures over one form's table
         return task_rest(task, head, history)
 
     def task_rest(task: Task, out: Obj, history: Any) -> Obj:
-        if task.artifacts:
-            out["artifacts"] = list(map(encode_artifact, task.artifacts))
+        """A lone artifact or message (the usual answer) by a plain call, more by map."""
+        artifacts = task.artifacts
+        if artifacts:
+            out["artifacts"] = (
+                [encode_artifact(artifacts[0])]
+                if len(artifacts) == 1
+                else list(map(encode_artifact, artifacts))
+            )
         if task.history:
-            out["history"] = history or list(map(encode_message, task.history))
+            if not history:
+                messages = task.history
+                history = (
+                    [encode_message(messages[0])]
+                    if len(messages) == 1
+                    else list(map(encode_message, messages))
+                )
+            out["history"] = history
         if task.metadata is not None:
             out["metadata"] = free(task.metadata)
         return out

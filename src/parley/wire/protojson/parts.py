@@ -48,10 +48,18 @@ def encode_part(part: Part) -> Obj:
 
 
 def encode_parts(parts: tuple[Part, ...]) -> list[Obj]:
-    """A lone part (the common case) by a plain call, the others by map (no comprehension:
-    a function made and called, on this Python)."""
+    """A lone part (the common case) inline if plain text, else by a plain call; the
+    others by map (no comprehension: a function made and called, on this Python)."""
     if len(parts) == 1:
-        return [encode_part(parts[0])]
+        part = parts[0]
+        if (
+            type(part) is TextPart
+            and part.metadata is None
+            and not part.media_type
+            and not part.filename
+        ):  # a plain text part, written here
+            return [{"text": part.text}]
+        return [encode_part(part)]
     return list(map(encode_part, parts))
 
 
