@@ -23,6 +23,7 @@ from parley.protocol.negotiation import Version
 from parley.protocol.operations import OPERATIONS, Operation
 from parley.wire.codec_seam import Codec
 from parley.wire.protobuf import Proto, UnusualShapeError, from_json, parse, to_json
+from parley.wire.protobuf_reader import reader_for
 
 M = TypeVar("M", bound=Model)
 Filler = Callable[[Proto, Any], None]
@@ -75,6 +76,12 @@ class ProtobufCodec:
         self._events = {  # per event type, its StreamResponse member and filler
             kind: (name, schema.fillers[kind]) for kind, name in schema.event_fields.items()
         }
+        named = {kind.DESCRIPTOR.name: kind for kind in schema.standalone.values()}
+        read = reader_for({**named, "SendMessageRequest": schema.requests[Operation.SEND_MESSAGE]})
+        self._read_bytes: dict[Operation, Callable[[bytes], Model | None]] = (
+            {} if read is None else {o: read for o in _SENDS if o in schema.requests}
+        )
+        """The requests read from their bytes directly (the ordinary shape; 1.0's layout)."""
 
     def request_type(self, operation: Operation) -> type[Proto]:
         """The request class of an operation (MethodNotFoundError if the version lacks it)."""
@@ -94,7 +101,13 @@ class ProtobufCodec:
 
     def request_from_bytes(self, operation: Operation, data: bytes) -> Model:
         """`decode_request` of a request's wire bytes (what a server receives): parsed as
-        the operation's request message (garbage: InvalidRequestError), then decoded."""
+        the operation's request message (garbage: InvalidRequestError), then decoded;
+        a send of the ordinary shape read from the bytes directly, where the proto allows."""
+        read = self._read_bytes.get(operation)
+        if read is not None:
+            request = read(data)
+            if request is not None:
+                return request
         return self._decode_request(operation, parse(self.request_type(operation), data))
 
     def _decode_request(self, operation: Operation, payload: Proto) -> Model:
@@ -230,6 +243,9 @@ class ProtobufCodec:
         if found is None:
             raise InternalError(f"A2A {self.version.value} has no message for {kind.__name__}")
         return found
+
+
+_SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
 
 
 def _expect(kind: type[Proto], payload: Proto) -> None:
