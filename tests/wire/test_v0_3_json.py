@@ -846,3 +846,40 @@ def test_mutated_documents_raise_only_typed_errors(
     for decode in DECODERS:
         with contextlib.suppress(A2AError):
             decode(document)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({}, "message"),
+        ({"message": None}, "message"),
+        ({"message": {"kind": "message", "messageId": "m", "role": "user"}}, "message.parts"),
+        (
+            {"message": {"kind": "message", "messageId": "m", "role": "user", "parts": [{}]}},
+            "message.parts[0].kind",
+        ),
+        (
+            {
+                "message": {"kind": "message", "messageId": "m", "role": "user", "parts": []},
+                "metadata": 1,
+            },
+            "message.parts",
+        ),
+        (
+            {
+                "message": {
+                    "kind": "message",
+                    "messageId": "m",
+                    "role": "user",
+                    "parts": [{"kind": "text", "text": "a"}],
+                },
+                "metadata": 1,
+            },
+            "metadata",
+        ),
+    ],
+)
+def test_a_send_names_the_field_it_refuses(params: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidParamsError) as raised:
+        CODEC.decode_request(Operation.SEND_MESSAGE, params)
+    assert field_of(raised.value) == field

@@ -162,15 +162,23 @@ def encode_send_v0_3(request: SendMessageRequest) -> Obj:
 def decode_send_v0_3(value: Any) -> SendMessageRequest:
     """The message under its JSON name `message` or its proto name `request`."""
     d = present(value)
+    message = d.get("message")
+    if type(message) is dict:  # (`required`'s work, without its two calls)
+        try:
+            message = _DECODE_MESSAGE_V0_3(message)
+        except InvalidParamsError as exc:
+            raise reader.under(exc, "message") from None
+    else:
+        message = required("message", _DECODE_MESSAGE_V0_3, reader.field(d, "message", "request"))
     config = d.get("configuration")
     return SendMessageRequest(
-        message=required("message", _DECODE_MESSAGE_V0_3, reader.field(d, "message", "request")),
+        message=message,
         configuration=(
             None
             if config is None
             else reader.nested("configuration", decode_configuration_v0_3, config)
         ),
-        metadata=reader.struct(d, "metadata", ""),
+        metadata=None if d.get("metadata") is None else reader.struct(d, "metadata", ""),
     )
 
 

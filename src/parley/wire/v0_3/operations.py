@@ -26,10 +26,11 @@ from parley.model import (
     Task,
     TaskPushNotificationConfig,
 )
+from parley.protocol.errors import InvalidParamsError
 from parley.protocol.operations import Operation
 from parley.wire.json_bytes import JSON
 from parley.wire.protojson.fields import free
-from parley.wire.reader import fail, listed, opt_bool, opt_int32
+from parley.wire.reader import fail, listed, opt_bool, opt_int32, under
 from parley.wire.v0_3.card import decode_card, encode_card
 from parley.wire.v0_3.content import decode_message, decode_task, encode_message, encode_task
 from parley.wire.v0_3.events import decode_result, encode_event
@@ -101,13 +102,18 @@ def encode_send(request: SendMessageRequest) -> Obj:
 
 def decode_send(value: Any) -> SendMessageRequest:
     d = _params(value)
+    try:  # (`nested`'s work, without its two calls)
+        message = decode_message(d.get("message"))
+    except InvalidParamsError as exc:
+        raise under(exc, "message") from None
     config = d.get("configuration")
+    metadata = d.get("metadata")
     return SendMessageRequest(
-        message=nested(d.get("message"), decode_message, "message"),
+        message=message,
         configuration=None
         if config is None
         else nested(config, decode_configuration, "configuration"),
-        metadata=optional_metadata(d.get("metadata")),
+        metadata=None if metadata is None else optional_metadata(metadata),
     )
 
 

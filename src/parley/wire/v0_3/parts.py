@@ -120,6 +120,12 @@ def decode_parts(value: Any) -> tuple[Part, ...]:
     """At least one part; plain text parts (the common case) are read inline."""
     if type(value) is not list or not value or len(value) > active().max_parts:
         _bad_parts(value)
+    if len(value) == 1:  # a lone plain text part (the usual message): no list to build
+        item = value[0]
+        if type(item) is dict and item.get("kind") == "text":
+            content = item.get("text")
+            if type(content) is str and item.get("metadata") is None:
+                return (TextPart(text=content),)
     out: list[Part] = []
     append = out.append
     try:
