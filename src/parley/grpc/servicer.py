@@ -124,6 +124,8 @@ class A2AServicer:
         self._extension_headers = tuple(
             dict.fromkeys(h.lower() for h in EXTENSIONS_HEADERS.values())
         )
+        self._extension_names = frozenset(self._extension_headers)
+        self._anonymous = settings.authenticator is ANONYMOUS_AUTHENTICATOR
 
     def rpc_handler(self) -> grpc.GenericRpcHandler:
         """Every operation this version has, by its gRPC method name. Requests arrive as
@@ -174,13 +176,22 @@ class A2AServicer:
         """Negotiate, authenticate, activate extensions, then decode (a caller without
         credentials learns nothing about its request's validity) and check the ids."""
         headers = metadata_headers(context)
-        version = self._version(headers)
-        caller = await self._authenticate(spec, headers, context)
+        text = headers.get(_VERSION_KEY) if self._reads_version else None
+        if text is None:  # the service's version (the common cases without a call)
+            version = self.version
+        else:
+            version = self._spelled.get(text) or self._version(headers)
+        if self._anonymous:  # no security: no coroutine to await
+            caller = ANONYMOUS_CALLER
+        else:
+            caller = await self._authenticate(spec, headers, context)
         limiter = self.settings.rate_limiter
         client = context.peer()
         quota = None if limiter is None else await limiter.admit(caller, client, spec.operation)
-        values = [headers[name] for name in self._extension_headers if name in headers]
-        requested = parse_extensions(values) if values else ()
+        requested: tuple[str, ...] = ()
+        if not self._extension_names.isdisjoint(headers):
+            values = [headers[name] for name in self._extension_headers if name in headers]
+            requested = parse_extensions(values)
         declared = self.settings.handler.card.capabilities.extensions
         activated = activate_extensions(declared, requested) if declared else ()
         request = self.codecs[version].request_from_bytes(spec.operation, data)
@@ -201,8 +212,6 @@ class A2AServicer:
         self, spec: OperationSpec, headers: Mapping[str, str], context: Context
     ) -> Caller:
         """The caller, from the metadata and the verified client certificate (mutual TLS)."""
-        if self.settings.authenticator is ANONYMOUS_AUTHENTICATOR:  # no security
-            return ANONYMOUS_CALLER
         method = spec.bindings[self.version].grpc_method
         auth = AuthRequest(
             transport="grpc",
@@ -246,7 +255,8 @@ class A2AServicer:
                 ctx, request = await self._context(spec, data, context)
                 result = await operation.call(handler, ctx, request)
                 body = self.codecs[ctx.version].response_bytes(spec.operation, result)
-                await self._echo(ctx, context)
+                if ctx.activated_extensions or ctx.quota is not None:
+                    await self._echo(ctx, context)
             except Exception as exc:
                 await self._abort(exc, context, spec.operation.value)
             return body
