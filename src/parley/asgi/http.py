@@ -120,6 +120,15 @@ class Request(msgspec.Struct, frozen=True):
             query = tuple(pairs)
         peer = scope.get("client")
         client = f"{peer[0]}:{peer[1]}" if peer else None
+        raw: bytes | None = scope.get("raw_path")
+        if raw and not scope.get("root_path"):  # the usual path, without `_raw_path`'s call
+            return cls(
+                scope["method"],
+                raw.decode("utf-8", "replace").split("?", 1)[0],
+                headers,
+                query,
+                client,
+            )
         return cls(scope["method"], _raw_path(scope), headers, query, client)
 
     def parameter(self, name: str) -> str | None:
@@ -243,9 +252,17 @@ class Exchange(msgspec.Struct):
     async def respond_json(
         self, status: int, value: JSON, headers: Iterable[tuple[str, str]] = ()
     ) -> None:
-        sent = self.request.headers.get("content-type")
-        kind = JSON_TYPE if sent == JSON_TYPE else answer_type(self.request.headers)
-        await self.respond(status, dumps(value), headers, kind)
+        body = dumps(value)
+        if headers or self.request.headers.get("content-type") != JSON_TYPE:
+            await self.respond(status, body, headers, answer_type(self.request.headers))
+            return
+        # The usual answer (`respond`'s, without its coroutine): JSON to a JSON request.
+        head = [_CONTENT_TYPES[JSON_TYPE]]
+        if status not in {204, 304}:
+            head.append((b"content-length", b"%d" % len(body)))
+        self.started = True
+        await self.raw_send({"type": "http.response.start", "status": status, "headers": head})
+        await self.raw_send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def answer_type(headers: Mapping[str, str]) -> str:

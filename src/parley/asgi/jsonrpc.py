@@ -31,7 +31,7 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import AskedVersion, Version, ask_version
 from parley.protocol.operations import JSONRPC_METHODS, OPERATIONS
-from parley.server.context import Caller
+from parley.server.context import ANONYMOUS_AUTHENTICATOR, ANONYMOUS_CALLER, Caller
 from parley.server.handler import STREAMING, UNARY
 from parley.wire import codec_table, jsonrpc, sse
 from parley.wire.codec_seam import Codec
@@ -57,7 +57,11 @@ async def serve_jsonrpc(settings: Settings, exchange: Exchange) -> None:
     asked = ask_version(exchange.request.version_header, settings.served)
     reply = _Reply(None, asked.answer)
     try:
-        caller = await authenticate(settings, exchange)
+        caller = (  # (no coroutine of `authenticate` for an app without security)
+            ANONYMOUS_CALLER
+            if settings.authenticator is ANONYMOUS_AUTHENTICATOR
+            else await authenticate(settings, exchange)
+        )
     except A2AError as err:
         body = jsonrpc.failure(None, err, reply.version)
         await exchange.respond_json(jsonrpc_status(err), body, error_headers(err))
@@ -117,7 +121,8 @@ async def _serve(
         except Exception as exc:
             raise to_a2a_error(exc, operation.value) from None
         body = jsonrpc.success(call.id, codec.encode_response(operation, result))
-        await exchange.respond_json(200, body, echo_headers(ctx))
+        echoed = echo_headers(ctx) if ctx.activated_extensions or ctx.quota is not None else ()
+        await exchange.respond_json(200, body, echoed)
         return None
 
     in_stream = codec_table.JSONRPC_ERRORS_IN_STREAM[version]

@@ -35,7 +35,7 @@ from parley.protocol.errors import (
 )
 from parley.protocol.negotiation import VERSION_HEADER, Version, ask_version
 from parley.protocol.operations import OPERATIONS, OperationSpec
-from parley.server.context import Caller
+from parley.server.context import ANONYMOUS_AUTHENTICATOR, ANONYMOUS_CALLER, Caller
 from parley.server.handler import STREAMING, UNARY
 from parley.wire import sse
 from parley.wire.codec_seam import Codec
@@ -207,7 +207,11 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
     limits = settings.limits
     token = None if limits is ACTIVE.get() else ACTIVE.set(limits)  # (`applied`, inline)
     try:
-        caller = await authenticate(settings, exchange)
+        caller = (  # (no coroutine of `authenticate` for an app without security)
+            ANONYMOUS_CALLER
+            if settings.authenticator is ANONYMOUS_AUTHENTICATOR
+            else await authenticate(settings, exchange)
+        )
         version = asked.required()
         stream = await _serve(settings, exchange, version, caller)
         if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
@@ -253,7 +257,8 @@ async def _serve(
         except Exception as exc:
             raise to_a2a_error(exc, operation.value) from None
         body = codec.encode_response(operation, result)
-        await exchange.respond_json(200, body, echo_headers(ctx))
+        echoed = echo_headers(ctx) if ctx.activated_extensions or ctx.quota is not None else ()
+        await exchange.respond_json(200, body, echoed)
         return None
 
     events = open_stream(settings.handler, STREAMING[operation], ctx, model_request)
