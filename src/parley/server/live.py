@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -48,7 +47,7 @@ class LiveTask(msgspec.Struct, eq=False, weakref=True):
     error: A2AError | None = None
     """What ended the last run with an error (a blocking send's answer when it left no
     task, e.g. the store was unreachable)."""
-    creating: Mapping[str, InlineConfigs] = msgspec.field(default_factory=lambda: _NO_OPTIONS)
+    creating: Mapping[str, InlineConfigs] = _NO_OPTIONS
     """`TaskStore.create`'s options for the pending task: `configs`, push configs to set
     in its creation's transaction."""
     window: ReplayWindow | None = None
@@ -71,21 +70,19 @@ class LiveTask(msgspec.Struct, eq=False, weakref=True):
         return 0 if task is None else task.generation
 
 
-class RunSink:
+class RunSink(msgspec.Struct, eq=False):
     """The EventSink an executor gets for one run: every emit goes through the runner.
     `end_run` ends the run at once, even while its asyncio task goes on, holding an agent
     function that waits for the user (`FunctionExecutor`, if called by the runner itself:
-    `executor`). One asyncio task per run, not one for the run and one for the function."""
+    `executor`). One asyncio task per run, not one for the run and one for the function.
+    (A Struct: made in C, once a run; `TaskRunner.start_run` fills it in.)"""
 
-    __slots__ = ("_live", "_runner", "emit", "ended", "executor")
-
-    def __init__(self, runner: TaskRunner, live: LiveTask) -> None:
-        self._runner = runner
-        self._live = live
-        self.executor = runner.executor
-        self.ended = False
-        self.emit: Callable[[StreamEvent], Coroutine[None, None, None]] = partial(runner.emit, live)
-        """`runner.emit(live, event)`: a partial, no frame of its own per event."""
+    _runner: TaskRunner
+    _live: LiveTask
+    executor: object
+    emit: Callable[[StreamEvent], Coroutine[None, None, None]]
+    """`runner.emit(live, event)`: a partial, no frame of its own per event."""
+    ended: bool = False
 
     def emit_all(self, events: Sequence[StreamEvent]) -> Coroutine[None, None, None]:
         """`runner.emit_all(live, events)`: task updates committed as one write."""

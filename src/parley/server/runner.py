@@ -33,6 +33,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
@@ -141,7 +142,7 @@ class TaskRunner:
     def acquire(self, key: TaskKey, context_id: str = "") -> LiveTask:
         live = self._live.get(key)
         if live is None:
-            live = self._live[key] = LiveTask(key=key, context_id=context_id)
+            live = self._live[key] = LiveTask(key, context_id)
         live.users += 1
         return live
 
@@ -205,7 +206,7 @@ class TaskRunner:
         """Run the agent on `context` (the caller holds `live`, its lease claimed): what
         `begin` does once the message is recorded, and a failover's rerun."""
         live.users += 1  # the run holds the live task until it ends
-        sink = RunSink(self, live)
+        sink = RunSink(self, live, self.executor, partial(self.emit, live))
         run = asyncio.get_running_loop().create_task(self._run(live, context, sink))
         run.add_done_callback(sink.ended_task)
         live.run = run
