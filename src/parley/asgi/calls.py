@@ -84,6 +84,8 @@ def require_version(asked: AskedVersion, version: Version) -> Version:
     """The request's `A2A-Version` (absent = 0.3; `asked`, parsed once) must name
     `version`, the version its method or route belongs to (REFERENCE §1.2, §1.3), or a draft
     that shares its methods (`released_form`): the version asked for."""
+    if asked.asked is version:  # the usual: the method's own version, asked for
+        return version
     named = asked.required()
     if released_form(named) is not version:
         raise VersionNotSupportedError(

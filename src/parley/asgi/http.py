@@ -218,12 +218,16 @@ class Exchange(msgspec.Struct):
             size += len(chunk)
             if size > limits.max_body_bytes:
                 raise too_large(size, limits)
-            chunks.append(chunk)
             if not message.get("more_body", False):
-                body = b"".join(chunks)
+                # A body in one message (the usual) is that message's bytes: no join.
+                if chunks or type(chunk) is not bytes:
+                    chunks.append(chunk)
+                    chunk = b"".join(chunks)
+                body = chunk
                 if content_type is None:
                     check_untyped_body(headers, body)
                 return body
+            chunks.append(chunk)
 
     async def respond(
         self,

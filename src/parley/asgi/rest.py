@@ -212,7 +212,8 @@ async def serve_rest(settings: Settings, exchange: Exchange) -> None:
             if settings.authenticator is ANONYMOUS_AUTHENTICATOR
             else await authenticate(settings, exchange)
         )
-        version = asked.required()
+        named = asked.asked  # (`required`'s work, without its call, for a served version)
+        version = named if type(named) is Version else asked.required()
         stream = await _serve(settings, exchange, version, caller)
         if stream is not None:  # `_serve`'s frame (the body, its JSON) is gone by now
             await stream
