@@ -86,8 +86,12 @@ async def _serve(
     """Answer a unary call (None); a streaming one's SSE response, to be awaited once the
     request's body, JSON and call are no longer held: only the stream's own state is."""
     value = loads(await exchange.read_body(settings.limits), settings.limits)
-    reply.id = jsonrpc.request_id_of(value)
-    call = jsonrpc.parse_request(value)
+    try:
+        call = jsonrpc.parse_request(value)
+    except A2AError:
+        reply.id = jsonrpc.request_id_of(value)  # (a parsed request's id is its own)
+        raise
+    reply.id = call.id
     found = JSONRPC_METHODS.get(call.method)
     if found is None:
         raise MethodNotFoundError(
