@@ -513,7 +513,8 @@ class TaskRunner:
         raise StaleWriteError(f"task {live.key.task_id} kept changing under {_REBASES} attempts")
 
     def _publish(self, live: LiveTask, event: StreamEvent, final: bool) -> Awaitable[None]:
-        sequence = live.sequence
+        task = live.task  # (`live.sequence`, without the property's call)
+        sequence = 0 if task is None else task.generation
         if live.window is not None:
             live.window.add(sequence, event)
         return self.broker.publish(live.key, event, final=final, sequence=sequence)
