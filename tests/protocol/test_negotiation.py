@@ -61,6 +61,14 @@ def test_required_extension_rule() -> None:
     with pytest.raises(ExtensionSupportRequiredError) as raised:
         activate_extensions(declared, ["urn:y"])
     assert raised.value.metadata == {"extension": "urn:x"}
+    empty: tuple[tuple[str, ...], list[str]] = ((), [])
+    for nothing in empty:
+        with pytest.raises(ExtensionSupportRequiredError) as raised:
+            activate_extensions(declared, nothing)
+        assert raised.value.message == (
+            "The extension urn:x is required: request it in the A2A-Extensions header"
+        )
+        assert activate_extensions(declared[1:], nothing) == ()
 
 
 def test_the_draft_is_known_but_served_only_when_asked() -> None:

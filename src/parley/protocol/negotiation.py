@@ -176,15 +176,23 @@ def activate_extensions(
     Requested but undeclared URIs are ignored (R-EXT-3); a declared `required`
     extension the client did not request raises ExtensionSupportRequiredError (R-CAP-2).
     """
+    if not requested:  # the usual call: only a required extension matters
+        for extension in declared:
+            if extension.required:
+                raise _required(extension)
+        return ()
     wanted = set(requested)
     active: list[str] = []
     for extension in declared:
         if extension.uri in wanted:
             active.append(extension.uri)
         elif extension.required:
-            raise ExtensionSupportRequiredError(
-                f"The extension {extension.uri} is required: request it in the "
-                "A2A-Extensions header",
-                metadata={"extension": extension.uri},
-            )
+            raise _required(extension)
     return tuple(active)
+
+
+def _required(extension: AgentExtension) -> ExtensionSupportRequiredError:
+    return ExtensionSupportRequiredError(
+        f"The extension {extension.uri} is required: request it in the A2A-Extensions header",
+        metadata={"extension": extension.uri},
+    )
