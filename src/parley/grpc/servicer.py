@@ -278,17 +278,18 @@ class A2AServicer:
             except Exception as exc:
                 await self._abort(exc, context, spec.operation.value)
             try:
-                first = True
-                encode = self.codecs[ctx.version].event_bytes
+                echo = bool(ctx.activated_extensions) or ctx.quota is not None
+                encode, write = self.codecs[ctx.version].event_bytes, context.write
                 numbered = events if ctx.version in generations.SHOWN_IN else None
-                async for item in events:
-                    if first:
+                number = generations.numbered
+                async for event in events:
+                    if echo:  # with the first event
                         await self._echo(ctx, context)
-                        first = False
-                    event = item
-                    if numbered is not None:  # the events carry no generation: their number
-                        event = generations.numbered(item, getattr(numbered, "sequence", None))
-                    await context.write(encode(event))
+                        echo = False
+                    if numbered is None:
+                        await write(encode(event))
+                    else:  # the events carry no generation: their number
+                        await write(encode(number(event, getattr(numbered, "sequence", None))))
             except Exception as exc:
                 await self._abort(exc, context, spec.operation.value)
             finally:
