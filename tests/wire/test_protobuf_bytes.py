@@ -108,3 +108,14 @@ def test_chunks_of_streams_in_turn_carry_their_own_ids() -> None:
     for event in (first, second, first, third, empty, third, empty, first):
         expected = CODEC.encode_event(event).SerializeToString()
         assert protobuf_bytes.artifact_update(event) == expected
+
+
+def test_the_kept_ids_are_emptied_past_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(protobuf_bytes, "_KEPT", 2)
+    monkeypatch.setattr(protobuf_bytes, "_IDS", {})
+    for n in range(5):
+        event = _event(m.TextPart(text=str(n)), task_id=f"t{n}")
+        assert (
+            protobuf_bytes.artifact_update(event) == CODEC.encode_event(event).SerializeToString()
+        )
+        assert len(protobuf_bytes._IDS) <= 2

@@ -1,7 +1,7 @@
 """The wire bytes of a 1.0 `StreamResponse` carrying a `TaskArtifactUpdateEvent`, written
 directly: the event a streaming agent sends most (one per chunk). A chunk of one plain text
-part is one bytes format of its pieces, the ids' fields written once per stream (the last
-chunk's are kept); any other shape is joined level by level. Neither builds the protobuf
+part is one bytes format of its pieces, the ids' fields written once per stream (kept by
+ids); any other shape is joined level by level. Neither builds the protobuf
 message or concatenates bytes field by field.
 
 Written in field-number order with proto3's rules (empty strings, empty lists and false
@@ -43,9 +43,10 @@ def _ids(task_id: str, context_id: str, artifact_id: str) -> tuple[bytes | None,
     )
 
 
-_LAST: list[tuple[tuple[str, str, str], bytes | None, bytes]] = [(("", "", ""), None, b"")]
-"""The last chunk's ids and their fields: a stream's chunks share them (one list item,
-replaced whole: read and written safely from any thread)."""
+_IDS: dict[tuple[str, str, str], tuple[bytes | None, bytes]] = {}
+"""The ids' fields of the streams' chunks, by (task_id, context_id, artifact_id): a stream's
+chunks share them, and several streams write in turn (emptied past `_KEPT`)."""
+_KEPT = 256
 
 _ONE_BYTE = b"\x22%c%b\x1a%b%b\x22%b\x0a%b%b%b"
 """A chunk: StreamResponse.artifact_update = 4 and its length, the ids' fields, the artifact
@@ -74,10 +75,12 @@ def artifact_update(event: m.TaskArtifactUpdateEvent) -> bytes | None:
         and not (artifact.name or artifact.description or artifact.extensions)
     ):  # one plain text chunk (a streaming agent's): one format, every field but the flags
         key = (event.task_id, event.context_id, artifact.artifact_id)
-        last = _LAST[0]
-        if last[0] != key:  # the ids of another stream: written once for its chunks
-            last = _LAST[0] = (key, *_ids(*key))
-        ids, artifact_id = last[1], last[2]
+        written = _IDS.get(key)
+        if written is None:  # a stream's first chunk: its ids' fields, kept for the others
+            if len(_IDS) >= _KEPT:
+                _IDS.clear()
+            written = _IDS[key] = _ids(*key)
+        ids, artifact_id = written
         if ids is not None:
             small, varint = _SMALL, _varint
             text = part.text.encode()
