@@ -25,6 +25,8 @@ _TEXT = m.TextPart
 def _varint(value: int) -> bytes:
     if value < 0x80:
         return _SMALL[value]
+    if value < 0x4000:  # (a chunk's event with ids of 36 characters: no loop)
+        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
@@ -48,14 +50,10 @@ _IDS: dict[tuple[str, str, str], tuple[bytes | None, bytes]] = {}
 chunks share them, and several streams write in turn (emptied past `_KEPT`)."""
 _KEPT = 256
 
-_ONE_BYTE = b"\x22%c%b\x1a%b%b\x22%b\x0a%b%b%b"
+_CHUNK = b"\x22%b%b\x1a%b%b\x22%b\x0a%b%b%b"
 """A chunk: StreamResponse.artifact_update = 4 and its length, the ids' fields, the artifact
 (3) and its length, its id's field, the part (Artifact.parts = 4) and its length, its text
 (Part.text = 1) and its length, the text, append and last_chunk."""
-_TWO_BYTES = _ONE_BYTE.replace(b"%c", b"%c%c", 1)
-"""A chunk whose event's length takes two bytes."""
-_LONGER = _ONE_BYTE.replace(b"%c", b"%b", 1)
-"""A chunk whose event's length takes more."""
 
 _FLAGS = (b"", b"\x20\x01", b"\x28\x01", b"\x20\x01\x28\x01")
 """`append` (4) and `last_chunk` (5), by `append + 2 * last_chunk`."""
@@ -92,31 +90,8 @@ def artifact_update(event: m.TaskArtifactUpdateEvent) -> bytes | None:
             artifact_head = small[n] if n < 0x80 else varint(n)
             flags = _FLAGS[event.append + 2 * event.last_chunk]
             n += 1 + len(artifact_head) + len(ids) + len(flags)  # the event
-            if n >= 0x80:  # ids of 36 characters: two bytes, written by the format
-                if n < 0x4000:
-                    return _TWO_BYTES % (
-                        n & 0x7F | 0x80,
-                        n >> 7,
-                        ids,
-                        artifact_head,
-                        artifact_id,
-                        part_head,
-                        text_head,
-                        text,
-                        flags,
-                    )
-                return _LONGER % (
-                    varint(n),
-                    ids,
-                    artifact_head,
-                    artifact_id,
-                    part_head,
-                    text_head,
-                    text,
-                    flags,
-                )
-            return _ONE_BYTE % (
-                n,
+            return _CHUNK % (
+                small[n] if n < 0x80 else varint(n),
                 ids,
                 artifact_head,
                 artifact_id,
