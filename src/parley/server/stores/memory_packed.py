@@ -105,19 +105,22 @@ def _part_fields(part: Part) -> Any:
     return _trimmed(fields, 2)
 
 
+def _content(parts: Sequence[Part]) -> Any:
+    """Parts packed: one text part with text alone (the usual) as its text."""
+    if (
+        len(parts) == 1
+        and type(part := parts[0]) is TextPart
+        and not (part.media_type or part.filename)
+        and part.metadata is None
+    ):
+        return part.text
+    return list(map(_part_fields, parts))
+
+
 def _artifacts_fields(artifacts: Sequence[Artifact]) -> list[Any]:
     out: list[Any] = []
     for artifact in artifacts:
-        parts = artifact.parts
-        if (  # one text part with text alone (the usual): its text
-            len(parts) == 1
-            and type(part := parts[0]) is TextPart
-            and not (part.media_type or part.filename)
-            and part.metadata is None
-        ):
-            content: Any = part.text
-        else:
-            content = list(map(_part_fields, parts))
+        content = _content(artifact.parts)
         if (
             artifact.name or artifact.description or artifact.extensions
         ) or artifact.metadata is not None:
@@ -139,16 +142,7 @@ def _history_fields(history: Sequence[Message], task: Task) -> list[Any]:
     out: list[Any] = []
     context_id, task_id = task.context_id, task.id
     for message in history:
-        parts = message.parts
-        if (
-            len(parts) == 1
-            and type(part := parts[0]) is TextPart
-            and not (part.media_type or part.filename)
-            and part.metadata is None
-        ):
-            content: Any = part.text
-        else:
-            content = list(map(_part_fields, parts))
+        content = _content(message.parts)
         if (
             message.context_id == context_id
             and message.task_id == task_id
