@@ -23,9 +23,17 @@ from parley.wire.codec_table import JSONRPC
 from tests.interop.agent import Probe, build_agent
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def module_loop() -> AsyncIterator[None]:
+    """One event loop for the module's tests on a live server: grpc.aio's completion queue
+    hands each call's completion to the loop the call began on, so a call still settling
+    when its test's loop closed would fail the next test's loop ("Event loop is closed")."""
+    yield
 
 
 def free_port() -> int:
@@ -128,7 +136,7 @@ async def start_live(
 
 
 @pytest.fixture
-async def live() -> AsyncIterator[LiveGrpc]:
+async def live(module_loop: None) -> AsyncIterator[LiveGrpc]:
     server, handler, probe, card = await start_live()
     try:
         yield LiveGrpc(server, handler, probe, card)
