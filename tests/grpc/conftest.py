@@ -33,7 +33,7 @@ async def module_loop() -> AsyncIterator[None]:
     """One event loop for the module's tests on a live server: grpc.aio's completion queue
     hands each call's completion to the loop the call began on, so a call still settling
     when its test's loop closed would fail the next test's loop ("Event loop is closed")."""
-    yield
+    yield  # noqa: PT022 - held open: the loop lives as long as this fixture
 
 
 def free_port() -> int:
