@@ -10,7 +10,6 @@ import asyncio
 import json
 import logging
 import os
-import socket
 import time
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from tests.auth.jwt_support import (
     rsa_key,
 )
 from tests.contracts.support import run
+from tests.ports import free_port
 
 OLD = rsa_key("2024-old")
 NEW = rsa_key("2025-new")
@@ -131,9 +131,7 @@ def test_concurrent_requests_share_one_fetch() -> None:
 def test_an_unreachable_key_set_refuses_with_401_and_logs_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()  # a port nothing listens on
     bearer = JwtBearer(
         issuer=ISSUER,
         audience=AUDIENCE,

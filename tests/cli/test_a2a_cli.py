@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from parley.cli.main import build_parser
 from tests.cli.agents import cli_app
 from tests.cli.runner import Run, ok, parley
 from tests.interop.live import serving
+from tests.ports import free_port
 
 
 @pytest.fixture(scope="module")
@@ -96,13 +96,6 @@ def test_the_task_commands_and_option_aliases_against_an_agent(url: str, tmp_pat
     assert (out / "notes.txt").read_text() == "one\ntwo\n"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _error(run: Run) -> dict[str, object]:
     """The error object on stdout, beside the one line on stderr."""
     assert run.err.count("\n") == 1, run
@@ -119,7 +112,7 @@ def test_with_json_a_failure_is_also_the_a2a_cli_error_object(url: str) -> None:
     assert missing.code == ExitCode.AGENT_ERROR
     error = _error(missing)
     assert (error["code"], error["a2aCode"]) == ("TaskNotFoundError", -32001)
-    unreachable = parley("card", "get", f"http://127.0.0.1:{_free_port()}", "--json")
+    unreachable = parley("card", "get", f"http://127.0.0.1:{free_port()}", "--json")
     assert unreachable.code == ExitCode.CONNECTION
     assert _error(unreachable)["code"] == "A2ACLI_ERR_UNREACHABLE"
     slow = parley("send", url, "2", "--skill", "sleep", "--timeout", "0.3", "--json")

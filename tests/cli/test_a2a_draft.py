@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,21 +19,15 @@ import grpc
 import httpx
 
 from parley.wire.v1_1._pb import a2a_pb2 as draft_pb
+from tests.ports import free_port
 
 ROOT = Path(__file__).parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextmanager
 def served(*options: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """`parley serve examples.echo:agent` with `options`: its URL and card; stopped after."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "examples.echo:agent"]
     command += ["--port", str(port), "--store", "memory", *options]
@@ -67,7 +60,7 @@ def send(url: str, version: str) -> dict[str, Any]:
 
 
 def test_the_option_serves_the_draft_on_every_binding() -> None:
-    grpc_port = _free_port()
+    grpc_port = free_port()
     with served("--a2a-1.1-draft", "--grpc-port", str(grpc_port)) as (url, card):
         draft = send(url, "1.1")["result"]["task"]
         released = send(url, "1.0")["result"]["task"]

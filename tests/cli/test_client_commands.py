@@ -12,7 +12,6 @@ import os
 import pty
 import select
 import signal
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from tests.cli.agents import CHUNKS, EXTENDED, QUESTION, cli_app
 from tests.cli.runner import Run, ok, parley, run_all, start
 from tests.client.agents import API_KEY, TOKEN
 from tests.interop.live import serving
+from tests.ports import free_port
 
 ROOT = Path(__file__).parents[2]
 MODES = [("1.0", "jsonrpc"), ("1.0", "rest"), ("0.3", "jsonrpc"), ("0.3", "rest")]
@@ -40,13 +40,6 @@ def jsonrpc_only_url() -> Iterator[str]:
     """An agent whose card offers JSON-RPC only."""
     with serving(lambda served: cli_app(served, bindings=("JSONRPC",))) as served:
         yield served
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 # ---------------------------------------------------------------------- the card
@@ -230,7 +223,7 @@ def _one_line(run: Run, code: ExitCode, kind: str, *, as_json: bool = False) -> 
 
 def test_every_failure_is_one_line_and_its_exit_code(url: str, jsonrpc_only_url: str) -> None:
     done = ok(parley("send", url, "x", "--json")).json()["task"]["id"]
-    unreachable = f"http://127.0.0.1:{_free_port()}"
+    unreachable = f"http://127.0.0.1:{free_port()}"
     rows: list[tuple[list[str], ExitCode, str]] = [
         (["card", unreachable], ExitCode.CONNECTION, "connection"),
         (

@@ -4,7 +4,6 @@ dials the `grpc://host:port` older Parley servers listed for 0.3)."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,19 +11,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.cli.runner import ROOT, parley
+from tests.ports import free_port
 from tests.serving import wait_for_card
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    port, grpc_port = _free_port(), _free_port()
+    port, grpc_port = free_port(), free_port()
     command = [sys.executable, "-m", "parley.cli", "serve", "examples.streaming:agent"]
     command += ["--port", str(port), "--grpc-port", str(grpc_port), "--store", "memory"]
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)

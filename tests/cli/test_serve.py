@@ -23,16 +23,10 @@ from parley.cli.targets import load_target
 from parley.model import AgentSkill, GetExtendedAgentCardRequest
 from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
+from tests.ports import free_port
 from tests.server.support import ALICE, run
 
 ROOT = Path(__file__).parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _wait_for_card(url: str, process: subprocess.Popen[bytes]) -> httpx.Response:
@@ -47,7 +41,7 @@ def _wait_for_card(url: str, process: subprocess.Popen[bytes]) -> httpx.Response
 
 
 def test_serve_answers_and_stops_gracefully() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "examples.echo:agent"]
     command += ["--port", str(port), "--log-level", "info", "--store", "memory"]
@@ -117,7 +111,7 @@ def _grpc_send(address: str, text: str, *, wait: bool = True) -> Any:
 
 
 def test_serve_with_grpc_beside_http() -> None:
-    port, grpc_port = _free_port(), _free_port()
+    port, grpc_port = free_port(), free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "examples.echo:agent"]
     command += ["--port", str(port), "--grpc-port", str(grpc_port), "--store", "memory"]
@@ -167,7 +161,7 @@ def test_grpc_starts_after_the_app_and_stops_before_it() -> None:
     from parley.grpc import GrpcServer  # noqa: PLC0415
 
     handler = make_handler(load_target("examples.echo:agent"), "http://127.0.0.1:1")
-    grpc_server = GrpcServer(handler, port=_free_port())
+    grpc_server = GrpcServer(handler, port=free_port())
     config = uvicorn.Config(make_app(handler, "http://x", "hybrid"), log_config=None)
     server, failures = with_grpc(config, grpc_server)
     with _listening_socket() as sock:
@@ -204,9 +198,9 @@ def test_grpc_needs_an_agent_or_a_handler() -> None:
             "serve",
             "tests.cli.test_serve:asgi_app",
             "--port",
-            str(_free_port()),
+            str(free_port()),
             "--grpc-port",
-            str(_free_port()),
+            str(free_port()),
             "--log-level",
             "warning",
         ]

@@ -44,6 +44,7 @@ from parley.model import (
     TextPart,
 )
 from parley.server.log_context import TASK_IDS
+from tests.ports import free_port
 
 # --- preflight ---------------------------------------------------------------------------
 
@@ -58,9 +59,7 @@ def test_a_port_in_use_is_one_line_with_a_hint() -> None:
 
 
 def test_a_free_port_passes() -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     check_port("127.0.0.1", port)  # no SystemExit
 
 
@@ -129,9 +128,7 @@ def test_a_sqlite_store_under_a_file_is_worded(tmp_path: Path) -> None:
 
 def test_an_unreachable_postgres_is_worded() -> None:
     pytest.importorskip("asyncpg")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # nothing listens there
+    port = free_port()  # nothing listens there
     with pytest.raises(SystemExit, match=r"cannot connect to postgresql://.*connection refused"):
         check_store(f"postgresql://nobody@127.0.0.1:{port}/none")
 

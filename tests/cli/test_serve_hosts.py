@@ -5,7 +5,6 @@ a page's name resolving to 127.0.0.1 reaches the server with `Host: evil.example
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import time
 
@@ -14,6 +13,7 @@ import pytest
 
 from parley.cli.hosts import allowed_hosts, is_loopback
 from tests.cli.runner import start
+from tests.ports import free_port
 
 SEND = {
     "jsonrpc": "2.0",
@@ -22,13 +22,6 @@ SEND = {
     "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
 }
 V1 = {"A2A-Version": "1.0"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
@@ -57,7 +50,7 @@ def _serve(port: int, *options: str) -> subprocess.Popen[str]:
 
 
 def test_serve_on_loopback_refuses_a_foreign_host() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     process = _serve(port)
     try:
@@ -77,7 +70,7 @@ def test_serve_on_loopback_refuses_a_foreign_host() -> None:
 
 
 def test_allowed_host_names_another_host() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     process = _serve(port, "--allowed-host", "agent.test")
     try:

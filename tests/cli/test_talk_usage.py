@@ -7,7 +7,6 @@ error object is on stdout too. Failures an agent answers are in test_client_comm
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from parley.cli.errors import ExitCode
 from parley.cli.main import main
 from parley.cli.options import API_KEY_ENV, TOKEN_ENV
+from tests.ports import free_port
 
 
 @pytest.fixture(autouse=True)
@@ -26,9 +26,7 @@ def _no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def closed_url() -> str:
     """A local URL nothing listens on (a port bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     return f"http://127.0.0.1:{port}"
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import pytest
 from tests.contracts.conftest import require_postgres
 from tests.contracts.support import POSTGRES_URL, create_schema, drop_schema, with_params
 from tests.crash import push_agent
+from tests.ports import free_port
 from tests.serving import wait_for_card
 
 ROOT = Path(__file__).parents[2]
@@ -149,18 +149,11 @@ def receiving() -> Iterator[tuple[Receiver, str]]:
 # ----------------------------------------------------------------------------- the server
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def serving(store: str, log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`parley serve` of the push agent on a free port, delivering to 127.0.0.1, ready
     when its card answers; killed on exit. Its stderr goes to `log` (appended)."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "tests.crash.push_agent:agent"]
     command += ["--port", str(port), "--store", store, "--log-level", "warning"]

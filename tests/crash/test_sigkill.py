@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from tests.contracts.conftest import require_postgres
 from tests.contracts.support import POSTGRES_URL, create_schema, drop_schema, with_params
 from tests.crash import agent
 from tests.crash.load import ACTIVE, TERMINAL, Ledger, Seen, call, run_until_killed
+from tests.ports import free_port
 from tests.serving import wait_for_card
 
 ROOT = Path(__file__).parents[2]
@@ -37,17 +37,10 @@ KILLS = 20
 SEED = int(os.environ.get("PARLEY_CRASH_SEED", str(time.time_ns() % 2**32)))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def serving(store: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`parley serve` on a free port, ready when its card answers; killed on exit."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli.main", "serve", "tests.crash.agent:agent"]
     command += ["--port", str(port), "--store", store, "--log-level", "warning"]

@@ -4,7 +4,6 @@ end, and the official SDK's card of it."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from parley.server.context import Authenticator, CallContext
 from parley.server.service import AgentService
 from parley.wire.codec_table import JSONRPC
 from tests.interop.agent import Probe, build_agent
+from tests.ports import free_port
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +34,6 @@ async def module_loop() -> AsyncIterator[None]:
     hands each call's completion to the loop the call began on, so a call still settling
     when its test's loop closed would fail the next test's loop ("Event loop is closed")."""
     yield  # noqa: PT022 - held open: the loop lives as long as this fixture
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

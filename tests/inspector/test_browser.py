@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 
 from tests.asgi.live import running
 from tests.inspector.agents import inspected_app
+from tests.ports import free_port
 
 ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "inspector"
 TIMEOUT_MS = 15_000
@@ -70,15 +70,8 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _serve(secured: bool) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     with running(inspected_app(url, secured=secured), port) as served:
         yield served

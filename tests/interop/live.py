@@ -25,14 +25,6 @@ from parley.server.service import AgentService
 from tests.interop.agent import Probe
 
 
-def free_port() -> int:
-    """A port free on 127.0.0.1 now (for a server that binds it itself)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class Beside(Protocol):
     """A server run in uvicorn's event loop beside the app (a `GrpcServer`, or another's)."""
 

@@ -4,7 +4,6 @@ over one binding (A → B → C), every server and client observed with one Tele
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -22,13 +21,7 @@ from parley.observability import Telemetry, build, observe_app, observe_clients,
 from parley.server.agent import Agent
 from parley.server.service import AgentService
 from parley.server.task_context import TaskContext
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+from tests.ports import free_port
 
 
 @dataclass

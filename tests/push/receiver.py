@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from tests.ports import free_port
 
 HOST = "127.0.0.1"
 
@@ -72,14 +73,6 @@ class Request:
         assert isinstance(document, dict)
         assert len(document) == 1, document
         return str(next(iter(document)))
-
-
-def free_port() -> int:
-    """A port nothing listens on now (for a receiver that is down, then started)."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 class Receiver:

@@ -22,21 +22,13 @@ import redis
 
 from parley.wire import json_bytes
 from parley.wire.sse import SSEParser
+from tests.ports import free_port
 from tests.replicas.agent import CHUNKS, EXECUTIONS
 from tests.serving import wait_for_card
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADERS = {"A2A-Version": "1.0"}
 REDIS = "redis://127.0.0.1:6379/0"
-
-
-def _free_port() -> int:
-    import socket  # noqa: PLC0415
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _command(store: str, bus: str, port: int) -> list[str]:
@@ -48,7 +40,7 @@ def _command(store: str, bus: str, port: int) -> list[str]:
 def replica(
     store: str, bus: str, log: Path, processes: list[subprocess.Popen[bytes]] | None = None
 ) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, EXECUTIONS: str(log.with_suffix(".executions"))}
     with log.open("ab") as errors:
@@ -202,7 +194,7 @@ def test_a_killed_replica_s_task_is_failed_by_another(tmp_path: Path, bus: str) 
 
 def test_the_bus_needs_a_shared_store_and_a_reachable_redis(tmp_path: Path) -> None:
     memory = subprocess.run(
-        _command("memory", REDIS, _free_port()),
+        _command("memory", REDIS, free_port()),
         check=False,
         cwd=ROOT,
         capture_output=True,
@@ -212,7 +204,7 @@ def test_the_bus_needs_a_shared_store_and_a_reachable_redis(tmp_path: Path) -> N
     assert "--bus needs a store the replicas share" in memory.stderr
     store = f"sqlite:///{tmp_path / 'x.db'}"
     down = subprocess.run(
-        _command(store, "redis://127.0.0.1:1/0", _free_port()),
+        _command(store, "redis://127.0.0.1:1/0", free_port()),
         check=False,
         cwd=ROOT,
         capture_output=True,
