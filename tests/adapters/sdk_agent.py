@@ -31,7 +31,7 @@ from parley.adapters.a2a_sdk import SdkAgent, from_executor
 from parley.asgi import build_app
 from parley.grpc import GrpcServer
 from parley.server.service import AgentService
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 CHUNKS = ("Once ", "upon ", "a ", "time.")
 QUESTION = "What is your name?"

@@ -32,7 +32,7 @@ from parley.server.auth import ApiKeys, Security
 from parley.server.servable import is_servable
 from parley.server.service import AgentService
 from tests.adapters.sdk_agent import ScenarioExecutor, on_parley, sdk_card
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 from tests.serving import wait_for_card
 
 ROOT = Path(__file__).parents[2]

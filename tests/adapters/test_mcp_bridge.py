@@ -26,7 +26,7 @@ from parley.model import RawPart
 from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
 from tests.adapters.served import on_parley
-from tests.cli.test_serve import _free_port
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).parents[2]
@@ -159,7 +159,7 @@ def _wait_until_listening(port: int, process: subprocess.Popen[str]) -> None:
 
 
 async def test_the_tools_over_streamable_http() -> None:
-    port = _free_port()
+    port = free_port()
     async with on_parley(make_agent()) as url:
         command = [sys.executable, "-m", "parley.cli", "mcp", url, "--http", "--port", str(port)]
         process = subprocess.Popen(
@@ -181,7 +181,7 @@ async def test_the_tools_over_streamable_http() -> None:
 
 
 async def test_an_unreachable_agent_stops_the_command_in_one_line() -> None:
-    port = _free_port()
+    port = free_port()
     done = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-m", "parley.cli", "mcp", f"http://127.0.0.1:{port}"],

@@ -16,7 +16,8 @@ from parley.asgi import A2AApp
 from parley.cli.main import build_parser
 from parley.cli.mcp import run_mcp
 from tests.client.sdk_server import Gates
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 from tests.proxy.test_proxy import jsonrpc_only_app
 
 

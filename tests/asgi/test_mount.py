@@ -23,7 +23,7 @@ from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
 from tests.asgi.live import running
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 
 def agent(name: str, reply: str) -> Agent:

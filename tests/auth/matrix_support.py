@@ -40,7 +40,7 @@ from parley.server.task_context import TaskContext
 from parley.wire.codec_table import GRPC, JSONRPC, REST
 from parley.wire.errors import spec_of
 from tests.auth.support import sqlite_service
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
 PRINCIPALS = ("alice", "bob", "carol", "anonymous")

@@ -221,9 +221,9 @@ def test_parley_serve_sign_card_and_parley_card_verify(tmp_path: Path) -> None:
     (tmp_path / "key.pem").write_bytes(pem(key))
     (tmp_path / "public.pem").write_bytes(public_pem(key))
     (tmp_path / "other.pem").write_bytes(public_pem(KEYS["RS256"]()))
-    from tests.replicas.test_serve_replicas import _free_port  # noqa: PLC0415
+    from tests.ports import free_port  # noqa: PLC0415
 
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "parley.cli", "serve", "examples.echo:agent", "--port"]
     command += [str(port), "--store", "memory", "--sign-card", str(tmp_path / "key.pem")]

@@ -48,7 +48,7 @@ from parley.server.task_context import TaskContext
 from tests.asgi.live import running
 from tests.auth.support import sqlite_service
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 KEYS = {"key-alice": "alice", "key-bob": "bob"}
 TOKENS = {"token-carol": "carol"}

@@ -41,7 +41,7 @@ from tests.auth.jwt_support import (
 )
 from tests.auth.support import sqlite_service
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 KEY = rsa_key("k1")
 OPTIONS = CallOptions(timeout=10)

@@ -81,7 +81,7 @@ from parley.server.auth.certificates import (
 from parley.server.context import AuthRequest
 from parley.server.task_context import TaskContext
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).parents[2]
 OPTIONS = CallOptions(timeout=10)

@@ -26,9 +26,9 @@ from parley.server.auth import ApiKeys, BearerTokens, Security
 from parley.server.task_context import TaskContext
 from tests.auth.support import sqlite_service
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
 from tests.interop.live import serving
 from tests.interop.test_sdk_client import Mode, narrowed
+from tests.ports import free_port
 
 MODES = [(v, b) for v in ("1.0", "0.3") for b in ("JSONRPC", "HTTP+JSON", "GRPC")]
 SESSION = "session-1"

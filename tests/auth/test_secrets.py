@@ -47,7 +47,7 @@ from parley.wire.codec_table import GRPC
 from tests.auth.matrix_support import _planned
 from tests.cli.runner import ROOT
 from tests.cli.test_webhook_listen import Listening, listening
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 from tests.serving import wait_for_card
 
 API_KEY = "ak-live-7c1e5b9d3f"

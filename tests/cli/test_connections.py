@@ -36,7 +36,8 @@ from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
 from tests.cli.runner import start
 from tests.cli.test_serve_config import configured
-from tests.cli.test_serve_hosts import SEND, V1, _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import SEND, V1, _wait_until_up
+from tests.ports import free_port
 
 QUICK = ConnectionLimits(max_header_bytes=8192, header_timeout=0.3, body_timeout=0.3)
 PROTOCOLS = [pytest.param(HttpToolsProtocol, id="httptools"), pytest.param(H11Protocol, id="h11")]
@@ -262,7 +263,7 @@ def test_the_guard_keeps_the_certificate_protocol() -> None:
 
 
 def test_parley_serve_applies_the_limits() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     options = ("--port", str(port), "--header-timeout", "0.3", "--store", "memory")
     process = start("serve", "examples.echo:agent", *options)

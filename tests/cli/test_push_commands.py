@@ -15,13 +15,14 @@ from parley.cli.main import main
 from parley.model import Task, TaskPushNotificationConfig, TaskState, TaskStatus
 from parley.server.stores import open_store
 from tests.cli.runner import ROOT, parley
-from tests.cli.test_serve import _free_port, _wait_for_card
+from tests.cli.test_serve import _wait_for_card
 from tests.cli.test_webhook_listen import SECRET, listening
 from tests.contracts.support import ALICE, run
+from tests.ports import free_port
 
 
 def test_the_documented_flow_delivers_signed_notifications(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     store = f"sqlite:///{tmp_path / 'parley.db'}"
     command = [sys.executable, "-m", "parley.cli", "serve", "examples.echo:agent"]

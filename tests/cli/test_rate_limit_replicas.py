@@ -16,8 +16,9 @@ import httpx
 import pytest
 import redis
 
-from tests.cli.test_serve_hosts import SEND, V1, _free_port
+from tests.cli.test_serve_hosts import SEND, V1
 from tests.cli.test_serve_hosts import _serve as serve_echo
+from tests.ports import free_port
 
 REDIS = "redis://127.0.0.1:6379/0"
 
@@ -41,8 +42,8 @@ def _serve(port: int, namespace: str, *options: str) -> subprocess.Popen[str]:
 
 
 def test_two_processes_share_one_allowance(namespace: str) -> None:
-    ports = [_free_port(), _free_port()]
-    grpc_port = _free_port()
+    ports = [free_port(), free_port()]
+    grpc_port = free_port()
     servers = [
         _serve(ports[0], namespace),
         _serve(ports[1], namespace, "--grpc-port", str(grpc_port)),

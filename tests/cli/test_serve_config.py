@@ -14,7 +14,8 @@ from parley.cli.config import apply_config
 from parley.cli.main import build_parser
 from parley.cli.serve import _PARSERS, run_serve
 from tests.cli.runner import start
-from tests.cli.test_serve_hosts import SEND, V1, _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import SEND, V1, _wait_until_up
+from tests.ports import free_port
 
 
 def configured(tmp_path: Path, text: str, *flags: str) -> argparse.Namespace:
@@ -73,7 +74,7 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
 
 
 def test_serve_from_a_config_file_with_a_key_from_the_environment(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     config = tmp_path / "parley.toml"
     config.write_text(

@@ -12,12 +12,13 @@ import pytest
 from parley import Client, Task
 from parley.model import TaskState
 from tests.cli.runner import parley, start
-from tests.cli.test_serve import _free_port, _wait_for_card
+from tests.cli.test_serve import _wait_for_card
 from tests.contracts.support import run
+from tests.ports import free_port
 
 
 def test_a_command_is_served_as_an_agent() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = shlex.join([sys.executable, "-c", "import sys; print(sys.stdin.read()[::-1])"])
     options = ("--port", str(port), "--exec-timeout", "30", "--store", "memory")
@@ -49,13 +50,13 @@ def test_a_command_is_served_as_an_agent() -> None:
     ],
 )
 def test_exec_refuses_what_would_expose_or_confuse_it(arguments: list[str], said: str) -> None:
-    result = parley("serve", "--exec", "cat", "--port", str(_free_port()), *arguments)
+    result = parley("serve", "--exec", "cat", "--port", str(free_port()), *arguments)
     assert result.code != 0
     assert said in result.err
 
 
 def test_exec_listens_elsewhere_when_told() -> None:
-    port = _free_port()
+    port = free_port()
     options = ("--host", "0.0.0.0", "--port", str(port), "--exec-allow-remote", "--store", "memory")
     process = start("serve", "--exec", "cat", *options)
     try:

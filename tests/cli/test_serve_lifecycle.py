@@ -18,7 +18,8 @@ import httpx
 from parley.server.agent import Agent
 from parley.server.task_context import TaskContext
 from tests.cli.runner import start
-from tests.cli.test_serve_hosts import _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import _wait_until_up
+from tests.ports import free_port
 
 agent = Agent("Sleeper", description="Sleeps for the message's number of seconds.")
 
@@ -50,7 +51,7 @@ def _working(url: str) -> list[dict[str, Any]]:
 
 
 def _serve(tmp_path: Path, *options: str, query: str = "") -> tuple[str, subprocess.Popen[str]]:
-    port = _free_port()
+    port = free_port()
     store = f"sqlite:///{tmp_path / 'tasks.db'}{query}"
     target = "tests.cli.test_serve_lifecycle:agent"
     process = start("serve", target, "--port", str(port), "--store", store, *options)

@@ -18,7 +18,8 @@ from parley.server.agent import Agent
 from parley.server.log_context import TASK_IDS
 from parley.server.task_context import TaskContext
 from tests.cli.runner import start
-from tests.cli.test_serve_hosts import _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import _wait_until_up
+from tests.ports import free_port
 
 agent = Agent("Logger", description="Logs a line, then fails.")
 KEY = "k-5ecret-value"
@@ -42,7 +43,7 @@ def _send(url: str) -> dict[str, Any]:
 
 
 def _serve_and_send(*options: str) -> tuple[dict[str, Any], str, str]:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     target = "tests.cli.test_serve_logs:agent"
     process = start(

@@ -16,7 +16,8 @@ from parley.cli.main import build_parser
 from parley.cli.serve import run_serve
 from parley.cli.targets import named_targets
 from tests.cli.runner import Run, run_all, start
-from tests.cli.test_serve_hosts import _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import _wait_until_up
+from tests.ports import free_port
 
 
 def run_cli(*arguments: str) -> Run:
@@ -24,7 +25,7 @@ def run_cli(*arguments: str) -> Run:
 
 
 def test_two_agents_share_a_store_but_not_their_tasks(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     store = f"sqlite:///{tmp_path / 'parley.db'}"
     options = ("--port", str(port), "--store", store, "--log-level", "warning")
@@ -86,7 +87,7 @@ def test_one_unnamed_target_is_the_single_agent_form() -> None:
 def test_several_agents_refuse_what_they_cannot_do(extra: list[str], message: str) -> None:
     second = "other=tests.cli.test_serve:asgi_app" if not extra else "b=examples.echo:agent"
     arguments = build_parser().parse_args(
-        ["serve", "a=examples.echo:agent", second, "--port", str(_free_port()), *extra]
+        ["serve", "a=examples.echo:agent", second, "--port", str(free_port()), *extra]
     )
     with pytest.raises(SystemExit, match=message):
         run_serve(arguments)

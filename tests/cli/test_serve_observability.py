@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from tests.grpc.conftest import free_port as _free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).parents[2]
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -64,7 +64,7 @@ def _serve(port: int, *options: str, env: dict[str, str] | None = None) -> subpr
 
 
 def test_otel_and_metrics_on_every_binding() -> None:
-    port, grpc_port = _free_port(), _free_port()
+    port, grpc_port = free_port(), free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
         "OTEL_TRACES_EXPORTER": "console",
@@ -99,7 +99,7 @@ def test_otel_and_metrics_on_every_binding() -> None:
 
 
 def test_without_the_options_nothing_is_observed_but_readiness() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     with _serve(port) as process:
         try:
@@ -115,7 +115,7 @@ def test_without_the_options_nothing_is_observed_but_readiness() -> None:
 
 
 def test_an_unknown_exporter_is_one_clear_line() -> None:
-    port = _free_port()
+    port = free_port()
     env = {"OTEL_TRACES_EXPORTER": "zipkin"}
     with _serve(port, "--otel", env=env) as process:
         _, err = process.communicate(timeout=20)

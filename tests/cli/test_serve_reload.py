@@ -13,7 +13,8 @@ import pytest
 from parley.cli.main import build_parser
 from parley.cli.serve import run_serve
 from tests.cli.runner import PARLEY
-from tests.cli.test_serve_hosts import _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import _wait_until_up
+from tests.ports import free_port
 
 AGENT = 'from parley.server.agent import Agent\nagent = Agent("{name}")\n'
 
@@ -28,7 +29,7 @@ def _name(url: str) -> str | None:
 
 def test_a_changed_module_is_served_anew(tmp_path: Path) -> None:
     (tmp_path / "reloaded_agent.py").write_text(AGENT.format(name="Before"))
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [*PARLEY, "serve", "reloaded_agent", "--reload", "--port", str(port)]
     process = subprocess.Popen(
@@ -62,6 +63,6 @@ def test_reload_is_one_process() -> None:
         ["serve", "examples.echo:agent", "--reload", "--workers", "2", "--bus", "redis://x"]
     )
     arguments.argv = []
-    arguments.port = _free_port()
+    arguments.port = free_port()
     with pytest.raises(SystemExit, match="--reload runs one process"):
         run_serve(arguments)

@@ -19,7 +19,8 @@ from parley.cli.serve import _PARSERS, run_serve
 from parley.cli.targets import load_target
 from parley.server.agent import Agent
 from tests.cli.runner import ROOT, parley, start
-from tests.cli.test_serve_hosts import _free_port, _wait_until_up
+from tests.cli.test_serve_hosts import _wait_until_up
+from tests.ports import free_port
 
 
 def _parsed(*argv: str, env: dict[str, str], config: str | None = None) -> argparse.Namespace:
@@ -137,7 +138,7 @@ def test_a_wrong_target_is_refused_in_one_line(
 
 
 def test_a_class_is_refused_at_start_not_served_as_500s() -> None:
-    run = parley("serve", "examples.echo:Agent", "--port", str(_free_port()))
+    run = parley("serve", "examples.echo:Agent", "--port", str(free_port()))
     assert run.code == 1
     assert run.err.splitlines() == [
         "parley serve: examples.echo:Agent is a class, not an agent; did you mean an "
@@ -204,11 +205,11 @@ def test_a_reachable_store_passes_and_nothing_is_migrated(tmp_path: Path) -> Non
 
 def test_serve_and_db_status_say_an_unreachable_store_in_one_line() -> None:
     url = "postgresql://nobody@127.0.0.1:1/x"
-    served = parley("serve", "examples.echo:agent", "--port", str(_free_port()), "--store", url)
+    served = parley("serve", "examples.echo:agent", "--port", str(free_port()), "--store", url)
     status = parley("db", "status", "--store", url)
     bus = ["--workers", "2", "--bus", "redis://127.0.0.1:6379/0"]
     workers = parley(
-        "serve", "examples.echo:agent", "--port", str(_free_port()), "--store", url, *bus
+        "serve", "examples.echo:agent", "--port", str(free_port()), "--store", url, *bus
     )
     assert (served.code, len(served.err.splitlines())) == (1, 1), served
     assert served.err.startswith(f"parley serve: --store: cannot connect to {url}: ")
@@ -219,7 +220,7 @@ def test_serve_and_db_status_say_an_unreachable_store_in_one_line() -> None:
 
 def test_check_port_names_a_host_that_cannot_be_bound() -> None:
     with pytest.raises(SystemExit, match=r"--host no-such-host\.invalid: .*\(try 127\.0\.0\.1\)"):
-        check_port("no-such-host.invalid", _free_port())
+        check_port("no-such-host.invalid", free_port())
 
 
 # ------------------------------------------------------------------ the default example
@@ -228,7 +229,7 @@ def test_check_port_names_a_host_that_cannot_be_bound() -> None:
 def test_options_alone_serve_the_target_the_environment_names(tmp_path: Path) -> None:
     """What `./scripts/serve --port N` does: the script names the echo agent in
     $PARLEY_TARGET, so options alone keep it."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     process = start(
         "serve",

@@ -81,8 +81,8 @@ from tests.client.agents import (
 )
 from tests.client.calls import ask, collect, key, task_of, text_of, wait_until
 from tests.client.scripted import Exchange, Proxy, Request, scripted
-from tests.grpc.conftest import free_port
 from tests.interop.agent import STREAM_CHUNKS, Probe
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

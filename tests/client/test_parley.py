@@ -61,7 +61,8 @@ from tests.client.agents import (
 from tests.client.calls import ask, collect, key, task_of, text_of, wait_until
 from tests.client.conftest import EVERY_MODE, Mode
 from tests.interop.agent import QUESTION, STREAM_CHUNKS, Probe
-from tests.interop.live import Live, free_port, serving
+from tests.interop.live import Live, serving
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -26,7 +26,8 @@ from tests.client.calls import ask, key, task_of, text_of
 from tests.client.conftest import EVERY_MODE, Mode
 from tests.client.sdk_server import EXTENDED_NAME, Gates, SdkGrpcServer, sdk_servers
 from tests.interop.agent import STREAM_CHUNKS
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

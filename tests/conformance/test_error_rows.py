@@ -43,7 +43,7 @@ from parley.protocol import errors as e
 from parley.protocol.negotiation import Version
 from parley.server.context import CallContext
 from tests.asgi.fakes import FakeHandler
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

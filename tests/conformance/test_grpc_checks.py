@@ -20,7 +20,8 @@ from parley.protocol import errors as e
 from parley.server.agent import Agent
 from parley.server.service import AgentService
 from tests.conformance.test_checker import checked_agent
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 
 GRPC_INTERFACES = 2  # 1.0 and 0.3
 

@@ -23,7 +23,8 @@ from parley.grpc import GrpcServer
 from tests.client.sdk_server import Gates, SkillExecutor, sdk_card
 from tests.conformance.test_checker import run
 from tests.conformance.test_grpc_checks import grpc_failures, on_grpc
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 
 
 class _SdkGrpc:

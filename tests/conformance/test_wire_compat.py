@@ -33,7 +33,7 @@ from parley.protocol import errors as e
 from parley.server.context import CallContext
 from parley.wire.errors import WIRE_COMPAT, error_table
 from tests.asgi.fakes import FakeHandler
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -24,8 +24,8 @@ from parley.server.service import AgentService
 from parley.wire.limits import DEFAULT_LIMITS, Limits
 from tests.client.agents import EXTENSION, OPTIONAL_EXTENSION, TENANT, build_client_agent
 from tests.contracts.conftest import store_url
-from tests.grpc.conftest import free_port
 from tests.interop.agent import Probe
+from tests.ports import free_port
 
 __all__ = ["store_url"]  # re-exported: a fresh store of every backend
 

@@ -50,7 +50,7 @@ from parley.server.task_context import TaskContext
 from parley.wire.codec_table import GRPC, JSONRPC, REST
 from parley.wire.errors import spec_of
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 NUL = "odd\x00id"
 BIG = "x" * 1_000_000

@@ -31,7 +31,7 @@ from parley.server.stores import open_store
 from parley.server.task_context import TaskContext
 from tests.asgi.live import running
 from tests.contracts.support import run
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 REPEATS = 20
 DEADLINE = 1.0

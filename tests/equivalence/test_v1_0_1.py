@@ -51,7 +51,7 @@ from parley.server.task_context import TaskContext
 from tests.asgi.fakes import CARD, FakeHandler
 from tests.client.agents import EXTENSION
 from tests.equivalence.conftest import Server
-from tests.grpc.conftest import free_port
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -31,8 +31,8 @@ from parley.protocol.errors import TaskGenerationMismatchError
 from parley.protocol.negotiation import Version
 from parley.server.service import AgentService
 from parley.wire.v1_1._pb import a2a_pb2 as draft_pb
-from tests.grpc.conftest import free_port
 from tests.interop.agent import Probe, build_agent
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -26,7 +26,8 @@ from parley.protocol.errors import TaskNotFoundError, UnauthenticatedError
 from parley.protocol.negotiation import Version
 from parley.server.context import AuthRequest, Caller
 from parley.wire.limits import Limits
-from tests.grpc.conftest import LiveGrpc, free_port, start_live
+from tests.grpc.conftest import LiveGrpc, start_live
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,8 @@ from parley.asgi import A2AApp, build_app
 from parley.grpc import GrpcServer
 from parley.server.service import AgentService
 from tests.interop.agent import Probe, build_agent
-from tests.interop.live import Live, free_port, serving
+from tests.interop.live import Live, serving
+from tests.ports import free_port
 
 
 @pytest.fixture

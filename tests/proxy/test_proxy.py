@@ -56,7 +56,8 @@ from parley.server.context import CallContext
 from parley.server.proxy import ProxyHandler, proxy_card
 from tests.client.sdk_server import EXTENDED_NAME, SKILLS, Gates, SkillExecutor, sdk_card
 from tests.interop.agent import STREAM_CHUNKS
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,8 @@ from parley.protocol.errors import UnauthenticatedError
 from parley.protocol.negotiation import RELEASED_VERSIONS, Version
 from tests.cli.runner import ROOT
 from tests.client.sdk_server import Gates
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 from tests.proxy.test_proxy import jsonrpc_only_app
 from tests.serving import wait_for_card
 

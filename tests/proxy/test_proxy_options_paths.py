@@ -16,7 +16,8 @@ from parley.cli import proxy as proxy_command
 from parley.cli.main import build_parser
 from parley.cli.proxy import proxy_handler, run_proxy
 from tests.client.sdk_server import Gates
-from tests.interop.live import free_port, serving
+from tests.interop.live import serving
+from tests.ports import free_port
 from tests.proxy.test_proxy import jsonrpc_only_app
 
 

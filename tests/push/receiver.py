@@ -12,8 +12,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tests.ports import free_port
-
 HOST = "127.0.0.1"
 
 
@@ -268,4 +266,4 @@ async def eventually(
         await asyncio.sleep(0.01)
 
 
-__all__ = ["HOST", "Condition", "Receiver", "Reply", "Request", "eventually", "free_port"]
+__all__ = ["HOST", "Condition", "Receiver", "Reply", "Request", "eventually"]

@@ -23,7 +23,8 @@ from parley.server.context import CallContext
 from parley.server.push import signing
 from parley.server.service import AgentService
 from parley.wire.v1_0 import CODEC as V1_0
-from tests.push.receiver import Receiver, Reply, free_port
+from tests.ports import free_port
+from tests.push.receiver import Receiver, Reply
 from tests.push.support import (
     CTX,
     Gated,

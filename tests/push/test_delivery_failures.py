@@ -21,7 +21,8 @@ from parley.protocol.errors import TaskNotFoundError
 from parley.server.push.delivery import PushSettings
 from parley.server.push.ssrf import Allow, Resolver
 from parley.server.service import AgentService
-from tests.push.receiver import Receiver, Reply, free_port
+from tests.ports import free_port
+from tests.push.receiver import Receiver, Reply
 from tests.push.support import (
     CTX,
     Gated,

@@ -35,7 +35,7 @@ from parley.server.service import AgentService
 from parley.server.stores.base import TaskKey
 from parley.server.stores.urls import open_store
 from parley.server.task_context import TaskContext
-from tests.push.receiver import free_port as _free_port
+from tests.ports import free_port
 from tests.server.support import make_card, run, send
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -609,7 +609,7 @@ def test_a_redis_restart_ends_streams_clearly_and_new_ones_work(
     without persistence): the stream ends with the bus error, a blocking send still
     works meanwhile, and a new subscription afterwards gets the snapshot and what
     follows."""
-    port = _free_port()
+    port = free_port()
     url = f"redis://127.0.0.1:{port}/0"
 
     def redis_server() -> subprocess.Popen[bytes]:

@@ -28,8 +28,8 @@ from tests.equivalence.conftest import (
     reserved,
 )
 from tests.equivalence.test_bindings import test_every_binding_gives_the_same_outcome
-from tests.grpc.conftest import free_port
 from tests.interop.agent import Probe
+from tests.ports import free_port
 from tests.replicas.proxy import GrpcRoundRobin, RoundRobin
 from tests.replicas.test_bus import REDIS, prefix
 

@@ -17,8 +17,9 @@ import pytest
 
 from parley.client import Client, user_message
 from parley.model import Task
+from tests.ports import free_port
 from tests.replicas.agent import EXECUTIONS
-from tests.replicas.test_serve_replicas import ROOT, _call, _free_port, _message, bus
+from tests.replicas.test_serve_replicas import ROOT, _call, _message, bus
 
 REDIS = "redis://127.0.0.1:6379/0"
 __all__ = ["bus"]  # the fixture: a bus prefix of the test's own, cleaned after
@@ -46,7 +47,7 @@ def _until_serving(server: subprocess.Popen[bytes], url: str, log: Path) -> None
 
 
 def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path, bus: str) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     store = f"sqlite:///{tmp_path / 'shared.db'}"
     log = (tmp_path / "workers.log").open("ab")
@@ -85,7 +86,7 @@ def test_workers_share_the_port_and_a_dead_one_is_replaced(tmp_path: Path, bus: 
 def test_workers_serve_grpc_on_one_port(tmp_path: Path, bus: str) -> None:
     """With `--grpc-port`, each worker serves gRPC on the same port (SO_REUSEPORT): calls
     on new connections are spread over the workers, and each is answered."""
-    port, grpc_port = _free_port(), _free_port()
+    port, grpc_port = free_port(), free_port()
     url = f"http://127.0.0.1:{port}"
     runs = tmp_path / "runs"
     command = _serve(f"sqlite:///{tmp_path / 'shared.db'}", bus, port, 2)
@@ -159,7 +160,7 @@ def test_what_workers_need_is_checked(
     tmp_path: Path, bus: str | None, store: str, says: str
 ) -> None:
     done = subprocess.run(
-        _serve(store, bus, _free_port(), 2),
+        _serve(store, bus, free_port(), 2),
         check=False,
         cwd=tmp_path,
         capture_output=True,

@@ -36,8 +36,8 @@ from parley.server.service import AgentService
 from parley.server.stores.memory import InMemoryTaskStore
 from parley.server.task_context import TaskContext
 from tests.asgi.helpers import V1, send_body
-from tests.grpc.conftest import free_port
 from tests.interop.live import serving
+from tests.ports import free_port
 from tests.server.support import ALICE, as_task, run, send
 
 pytestmark = pytest.mark.anyio
