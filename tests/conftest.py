@@ -1,8 +1,14 @@
 """Test-wide settings: Hypothesis runs deterministically (CI must not flake) and without
 time limits per example (the machine may be loaded); the official SDK's client imported
-before its server (see below); the longest tests first (see `LONG`)."""
+before its server (see below); async tests on asyncio (`LoopForTests`); the longest tests first
+(see `LONG`)."""
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextvars import Context
+from typing import Any, TypeVarTuple, Unpack
 
 # The official SDK's client factory imports its 0.3 gRPC transport inside a try/except
 # ImportError. When the SDK's server routes are imported first, that import hits a circular
@@ -20,6 +26,35 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("parley")
+
+Ts = TypeVarTuple("Ts")
+
+
+class LoopForTests(asyncio.SelectorEventLoop):
+    """Each async test's event loop. grpc.aio's completion queue is one per process and
+    hands each completion to the loop its call began on, from whichever loop meets it: a
+    call still settling when its test's loop closed would raise "Event loop is closed" in
+    a later test. A closed test loop drops such a completion (nobody is left to await it).
+    """
+
+    def call_soon_threadsafe(
+        self,
+        callback: Callable[[Unpack[Ts]], object],
+        *args: *Ts,
+        context: Context | None = None,
+    ) -> asyncio.Handle:
+        if self.is_closed():
+            handle = asyncio.Handle(callback, args, self, context)
+            handle.cancel()
+            return handle
+        return super().call_soon_threadsafe(callback, *args, context=context)
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> tuple[str, dict[str, Any]]:
+    """Async tests run on asyncio, each on its own `LoopForTests`."""
+    return "asyncio", {"loop_factory": LoopForTests}
+
 
 LONG = (
     "tests/wire/test_fuzz.py",

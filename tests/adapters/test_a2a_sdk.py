@@ -32,11 +32,6 @@ Observation = object
 Scenario = Callable[[Client, ScenarioExecutor], Awaitable[Observation]]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def text(parts: tuple[object, ...]) -> str:
     return "".join(part.text for part in parts if isinstance(part, TextPart))
 

@@ -38,11 +38,6 @@ from tests.serving import wait_for_card
 ROOT = Path(__file__).parents[2]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def test_parley_serve_serves_it() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"

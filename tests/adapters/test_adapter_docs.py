@@ -22,11 +22,6 @@ PAGE = Path(__file__).parents[2] / "docs" / "adapters.md"
 BLOCK = re.compile(r"(<!-- mypy: skip -->\n)?^```python\n(.*?)^```", re.S | re.M)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def examples() -> list[str]:
     return [code for skip, code in BLOCK.findall(PAGE.read_text()) if not skip]
 

@@ -38,11 +38,6 @@ pytestmark = pytest.mark.anyio
 STORY = "Once upon a time"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Probe:
     """What the graph's nodes saw: `wait` runs until canceled."""
 

@@ -32,11 +32,6 @@ pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).parents[2]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def make_agent(*, streaming: bool = True) -> Agent:
     agent = Agent("Bridged", description="Skills for the MCP bridge.", streaming=streaming)
 

@@ -45,11 +45,6 @@ pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).parents[2]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def prompts(messages: list[ModelMessage]) -> list[str]:
     """The user's prompts in a run's messages, the history first."""
     return [

@@ -15,11 +15,6 @@ from tests.asgi.live import running
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def handler() -> FakeHandler:
     return FakeHandler()
 

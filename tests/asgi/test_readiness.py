@@ -20,11 +20,6 @@ pytestmark = pytest.mark.anyio
 REDIS = "redis://127.0.0.1:6379/0"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _service(store: str = "memory") -> AgentService:
     agent = Agent("Ready")
     tasks, configs = open_store(store)

@@ -41,11 +41,6 @@ SEND = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _service() -> AgentService:
     agent = Agent("Observed")
 

@@ -11,11 +11,6 @@ from parley.client import GRPC_BINDING, HTTP_JSON_BINDING, JSONRPC_BINDING
 from parley.protocol.negotiation import Version
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass(frozen=True)
 class Mode:
     """One (protocol version, binding) pair."""

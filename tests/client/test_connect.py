@@ -40,11 +40,6 @@ pytestmark = pytest.mark.anyio
 URL = "http://agent.test"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def echo_agent() -> Agent:
     agent = Agent("Echo", description="Says it back.")
 

@@ -44,11 +44,6 @@ pytestmark = pytest.mark.anyio
 VERSIONS = (DEFAULT_SERVED[0], *DRAFT_VERSIONS, *DEFAULT_SERVED[1:])
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def task(generation: int, state: TaskState = TaskState.WORKING) -> Task:
     return Task(id="t1", context_id="c1", status=TaskStatus(state=state), generation=generation)
 

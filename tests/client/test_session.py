@@ -45,11 +45,6 @@ pytestmark = pytest.mark.anyio
 NO_WAIT = RetryPolicy(attempts=3, backoff=0.0)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def task(state: TaskState = TaskState.COMPLETED) -> Task:
     return Task(id="t-1", context_id="c", status=TaskStatus(state=state))
 

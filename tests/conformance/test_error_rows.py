@@ -55,11 +55,6 @@ A2A_JSON = "application/a2a+json"
 FIELD = e.FieldViolation(field="historyLength", description="must be >= 0, got -1")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass(frozen=True)
 class Row:
     """One error on every binding (v1.0.1 columns of REFERENCE §6.2 / §6.3)."""

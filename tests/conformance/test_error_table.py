@@ -46,11 +46,6 @@ BODY_LIMIT = 2048
 JSON = "application/json"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # ----------------------------------------------------------------------------- expectations
 
 

@@ -39,11 +39,6 @@ STEPS = 4
 """Chunks the `steps` skill emits, each after its own gate `<key>/<i>` opens."""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def build_agent(probe: Probe) -> Agent:
     agent = Agent("Streams", description="Gated streaming skills.")
 

@@ -40,11 +40,6 @@ pytestmark = pytest.mark.anyio
 V1 = {"A2A-Version": "1.0"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass(frozen=True)
 class Cell:
     """One error in both tables: (HTTP, gRPC) for 1.0 requests; the 0.3 statuses."""

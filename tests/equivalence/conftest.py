@@ -32,11 +32,6 @@ __all__ = ["store_url"]  # re-exported: a fresh store of every backend
 EXTENDED_NAME = "Equivalence (extended)"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def all_bindings_card(url: str, grpc_address: str) -> AgentCard:
     agent = build_client_agent(Probe())
     base = agent.card(url, grpc_address=grpc_address)

@@ -33,11 +33,6 @@ _fresh = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def served() -> AsyncIterator[tuple[str, AgentService, Probe]]:
     probe = Probe()
     security = Security(ApiKeys(KEYS))

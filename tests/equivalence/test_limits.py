@@ -30,11 +30,6 @@ CASES = [(version, binding) for version in RELEASED_VERSIONS for binding in BIND
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def url() -> AsyncIterator[str]:
     async with all_bindings(Probe(), LIMITS) as (address, _):
         yield address

@@ -37,11 +37,6 @@ _fresh = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def served() -> AsyncIterator[tuple[str, str]]:
     """The server's URL and its gRPC address."""
     security = Security(ApiKeys(KEYS))

@@ -23,19 +23,6 @@ from tests.interop.agent import Probe, build_agent
 from tests.ports import free_port
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def module_loop() -> AsyncIterator[None]:
-    """One event loop for the module's tests on a live server: grpc.aio's completion queue
-    hands each call's completion to the loop the call began on, so a call still settling
-    when its test's loop closed would fail the next test's loop ("Event loop is closed")."""
-    yield  # noqa: PT022 - held open: the loop lives as long as this fixture
-
-
 @dataclass
 class Recording:
     """The AgentService, with every call's context kept and every event stream's end
@@ -129,7 +116,7 @@ async def start_live(
 
 
 @pytest.fixture
-async def live(module_loop: None) -> AsyncIterator[LiveGrpc]:
+async def live() -> AsyncIterator[LiveGrpc]:
     server, handler, probe, card = await start_live()
     try:
         yield LiveGrpc(server, handler, probe, card)

@@ -24,11 +24,6 @@ HOOK = "http://127.0.0.1:9/hook"
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def client_of(app: object) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=URL)  # type: ignore[arg-type]
 

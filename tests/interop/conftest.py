@@ -17,11 +17,6 @@ from tests.interop.live import Live, serving
 from tests.ports import free_port
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
     probe = Probe()

@@ -27,11 +27,6 @@ pytestmark = pytest.mark.anyio
 VERSIONS = (DEFAULT_SERVED[0], *DRAFT_VERSIONS, *DEFAULT_SERVED[1:])
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     agent = build_agent(Probe())

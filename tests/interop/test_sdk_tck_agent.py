@@ -28,11 +28,6 @@ from tests.interop.live import serving
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[str]:
     with serving(cast("Any", sdk_tck_agent.app)) as url:

@@ -19,11 +19,6 @@ pytestmark = pytest.mark.anyio
 Message = Any
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Closed(SpanProcessor):
     """Remembers that its provider was shut down."""
 

@@ -16,11 +16,6 @@ from tests.observability.chain import observed, relay, served
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize("binding", [JSONRPC_BINDING, GRPC_BINDING])
 async def test_a_stream_and_a_get_are_client_spans_over_their_requests(binding: str) -> None:
     async with observed() as telemetry:

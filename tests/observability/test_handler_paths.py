@@ -41,11 +41,6 @@ CTX = CallContext()
 CARD = Agent("Observed").card("http://127.0.0.1")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _task(state: TaskState = TaskState.COMPLETED) -> Task:
     return Task(id="t1", context_id="c1", status=TaskStatus(state=state))
 

@@ -18,11 +18,6 @@ from tests.observability.chain import observed, relay, served
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _samples(text: str) -> Iterator[Sample]:
     for family in text_string_to_metric_families(text):
         yield from family.samples

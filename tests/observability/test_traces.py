@@ -15,11 +15,6 @@ from tests.observability.chain import chain, observed
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _parent(span: ReadableSpan, spans: dict[int, ReadableSpan]) -> ReadableSpan | None:
     return None if span.parent is None else spans.get(span.parent.span_id)
 

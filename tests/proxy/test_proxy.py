@@ -62,11 +62,6 @@ from tests.ports import free_port
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def jsonrpc_only_app(url: str, gates: Gates) -> Any:
     """The SDK's app with one interface: JSON-RPC, 1.0, at `/` (no REST, no 0.3)."""
 

@@ -26,11 +26,6 @@ from tests.serving import wait_for_card
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def proxy() -> Iterator[str]:
     make_sdk = cast("Callable[[str], A2AApp]", lambda url: jsonrpc_only_app(url, Gates()))

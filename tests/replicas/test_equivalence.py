@@ -39,11 +39,6 @@ pytestmark = pytest.mark.anyio
 REPLICAS = 3
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Replicated(Server):
     """The servers behind the proxies: what is left on any of them."""
 

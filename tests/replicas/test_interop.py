@@ -79,11 +79,6 @@ def mode(request: pytest.FixtureRequest) -> Mode:
     return result
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass(frozen=True)
 class Replicated(Live):
     """What a test needs of the servers: the proxy's URL, and what is left on any."""

@@ -25,11 +25,6 @@ from parley.testing import InMemoryTransport
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize(
     ("client", "host"),
     [

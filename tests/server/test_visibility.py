@@ -46,11 +46,6 @@ QUICK = 0.05
 """`visible_after` and the keep-alive period of these tests, in seconds."""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Gate:
     """What the silent skill waits for: set from any thread; counts the skill's outputs."""
 

@@ -40,11 +40,6 @@ DECLARED = "urn:example:declared/v1"
 UNDECLARED = "urn:example:undeclared/v1"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def task(state: TaskState = TaskState.WORKING) -> Task:
     return Task(id="t-1", context_id="c", status=TaskStatus(state=state))
 
