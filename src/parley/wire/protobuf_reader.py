@@ -109,7 +109,7 @@ def _value(data: bytes, i: int, end: int) -> Any:
     return value
 
 
-def _struct(data: bytes, i: int, end: int) -> dict[str, Any]:  # noqa: C901 - see below
+def _struct(data: bytes, i: int, end: int) -> dict[str, Any]:
     """A `google.protobuf.Struct` of scalar values (entries: key 1, then value 2)."""
     if active().max_value_depth < 1:
         raise UnusualShapeError
@@ -118,11 +118,7 @@ def _struct(data: bytes, i: int, end: int) -> dict[str, Any]:  # noqa: C901 - se
         if data[i] != 0x0A:  # an entry
             raise UnusualShapeError
         n = data[i + 1]
-        if n < 0x80:
-            start = i + 2
-            i = start + n
-        else:
-            start, i = _length(data, i + 1, end)
+        start, i = (i + 2, i + 2 + n) if n < 0x80 else _length(data, i + 1, end)
         if i > end or data[start] != 0x0A:  # its key
             raise UnusualShapeError
         n = data[start + 1]
@@ -154,11 +150,7 @@ def _part(data: bytes, i: int, end: int) -> m.Part:  # noqa: C901 - see below
     while i < end:
         tag = data[i]
         n = data[i + 1]
-        if n < 0x80:
-            start = i + 2
-            i = start + n
-        else:
-            start, i = _length(data, i + 1, end)
+        start, i = (i + 2, i + 2 + n) if n < 0x80 else _length(data, i + 1, end)
         if i > end or tag & 7 != 2:
             raise UnusualShapeError
         if tag <= 0x1A:  # text, raw, url: one of them
@@ -197,11 +189,7 @@ def _message(data: bytes, i: int, end: int) -> m.Message:  # noqa: C901 - see be
             role = _ROLES.get(n)  # unknown: None
             i += 2
             continue
-        if n < 0x80:
-            start = i + 2
-            i = start + n
-        else:
-            start, i = _length(data, i + 1, end)
+        start, i = (i + 2, i + 2 + n) if n < 0x80 else _length(data, i + 1, end)
         if i > end:
             raise UnusualShapeError
         if tag == 0x2A:
@@ -243,11 +231,7 @@ def read_send(data: bytes) -> m.SendMessageRequest | None:
         while i < end:
             tag = data[i]
             n = data[i + 1]
-            if n < 0x80:
-                start = i + 2
-                i = start + n
-            else:
-                start, i = _length(data, i + 1, end)
+            start, i = (i + 2, i + 2 + n) if n < 0x80 else _length(data, i + 1, end)
             if i > end:
                 return None
             if tag == 0x12 and message is None:
