@@ -16,6 +16,7 @@ ListTasks (1.0), the empty ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from parley.model import (
@@ -24,6 +25,7 @@ from parley.model import (
     GetTaskRequest,
     ListTasksRequest,
     ListTasksResponse,
+    Message,
     SendMessageConfiguration,
     SendMessageRequest,
     SubscribeToTaskRequest,
@@ -117,6 +119,17 @@ def decode_configuration_v0_3(value: Any) -> SendMessageConfiguration:
     )
 
 
+def _send_message(d: Obj, decode: Callable[[Any], Message], proto_name: str | None) -> Message:
+    """A send's `message` (or, where ProtoJSON names it so, `proto_name`), decoded."""
+    message = d.get("message")
+    if type(message) is dict:  # (`required`'s work, without its two calls)
+        try:
+            return decode(message)
+        except InvalidParamsError as exc:
+            raise reader.under(exc, "message") from None
+    return required("message", decode, reader.field(d, "message", proto_name))
+
+
 def encode_send(request: SendMessageRequest) -> Obj:
     out: Obj = {"tenant": request.tenant} if request.tenant else {}
     out["message"] = _ENCODE_MESSAGE(request.message)
@@ -129,14 +142,7 @@ def encode_send(request: SendMessageRequest) -> Obj:
 
 def decode_send(value: Any) -> SendMessageRequest:
     d = obj(value)
-    message = d.get("message")
-    if type(message) is dict:  # (`required`'s work, without its two calls)
-        try:
-            message = _DECODE_MESSAGE(message)
-        except InvalidParamsError as exc:
-            raise reader.under(exc, "message") from None
-    else:
-        message = required("message", _DECODE_MESSAGE, message)
+    message = _send_message(d, _DECODE_MESSAGE, None)
     config = d.get("configuration")
     metadata = d.get("metadata")
     tenant = d.get("tenant", "")
@@ -162,14 +168,7 @@ def encode_send_v0_3(request: SendMessageRequest) -> Obj:
 def decode_send_v0_3(value: Any) -> SendMessageRequest:
     """The message under its JSON name `message` or its proto name `request`."""
     d = present(value)
-    message = d.get("message")
-    if type(message) is dict:  # (`required`'s work, without its two calls)
-        try:
-            message = _DECODE_MESSAGE_V0_3(message)
-        except InvalidParamsError as exc:
-            raise reader.under(exc, "message") from None
-    else:
-        message = required("message", _DECODE_MESSAGE_V0_3, reader.field(d, "message", "request"))
+    message = _send_message(d, _DECODE_MESSAGE_V0_3, "request")
     config = d.get("configuration")
     return SendMessageRequest(
         message=message,
